@@ -1,0 +1,105 @@
+// clreorder: tensor memory formats as data.
+// A Format is a kind, a list of logical axes in canonical order and a list of physical levels from outer
+// to inner. Names are parsed by a grammar (OpenVINO style: b_fs_yx_fsv16, os_is_yx_osa4_isa8_osv8_isv4,
+// iy_xs_os_xsv2_osv8__ao32, ..._swizzled_by_4) and printed back from the data.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace clreorder {
+
+/// What a tensor holds, which fixes the canonical axis order: data b,f,[v,u,w,z],y,x;
+/// weights o,i,[z],y,x; grouped weights g,o,i,[z],y,x.
+enum class FormatKind { data, weights, grouped_weights };
+
+/// Printable name of a FormatKind ("data", "weights", "grouped_weights").
+const char* to_string(FormatKind kind);
+
+/// A physical dimension: one logical axis, or several fused into one index (the `yx` of
+/// `gs_oi_yxs_gsv16_yxsv4` is y*X+x), with an optional alignment of its extent (`__ai32`).
+struct Dim {
+  std::string axes;   ///< logical axis letters, outer first ("f", or "yx" when fused)
+  int64_t align = 1;  ///< the padded extent is rounded up to a multiple of this (and of the blocks)
+  bool operator==(const Dim& o) const { return axes == o.axes && align == o.align; }
+};
+
+/// One physical level as written in a name: the outer part of a dim (plain letter or slice `fs`) or one of
+/// its blocks (`fsv16`, `osa4`).
+struct Level {
+  int dim = 0;             ///< index into Format::dims()
+  int64_t block = 0;       ///< block size; 0 for the outer part (its extent follows from the shape)
+  char tag = 'v';          ///< how a block is written: 'v' (fsv16) or 'a' (osa4)
+  bool new_token = true;   ///< starts a new '_'-separated token (keeps `fs_b_yx` distinct from `fs_byx`)
+  bool operator==(const Level& o) const { return dim == o.dim && block == o.block; }
+};
+
+/// One mixed-radix digit of a dim in physical order: value = (dim_index / divisor) % extent.
+/// Blocks give the divisors directly; swizzles reorder digits inside a tile.
+struct Digit {
+  int dim = 0;           ///< index into Format::dims()
+  int64_t divisor = 1;   ///< weight of this digit inside the dim's index
+  int64_t extent = 0;    ///< digit range; 0 for the outermost digit, whose extent follows from the shape
+};
+
+/// A tensor memory format: kind, logical axes and physical levels. Equality compares the element order,
+/// not the spelling of the name.
+class Format {
+ public:
+  /// Parses a format name; throws clreorder::Error naming the name and the offending part.
+  static Format parse(const std::string& name);
+
+  /// A plain format from logical axis letters in physical order, e.g. plain("byxf").
+  static Format plain(const std::string& order) { return parse(order); }
+
+  /// Canonical name, printed from the data: parse(n).name() == n for every canonical name n.
+  std::string name() const;
+  FormatKind kind() const { return kind_; }
+  /// Logical axis letters in canonical order ("bfyx", "oizyx", "goiyx").
+  const std::string& axes() const { return axes_; }
+  int rank() const { return static_cast<int>(axes_.size()); }
+  /// Physical order of the outer parts of the dims, outer first, e.g. "bfyx" for b_fs_yx_fsv16.
+  std::string order() const;
+  const std::vector<Dim>& dims() const { return dims_; }
+  const std::vector<Level>& levels() const { return levels_; }
+  /// Effective digits in physical order (blocks resolved to divisors, swizzle applied).
+  const std::vector<Digit>& digits() const { return digits_; }
+  /// Blocks in physical order as "f16" or "o4 i8 o8 i4"; "-" when unblocked.
+  std::string blocks_string() const;
+  bool is_blocked() const;
+  /// Swizzle factor of the o tile (OpenVINO `_swizzled_by_N`), 0 when none.
+  int64_t swizzle() const { return swizzle_; }
+  /// Index of the dim holding logical axis `axis` (position in axes()).
+  int dim_of_axis(int axis) const;
+  /// Whether a dim's outer part is a slice (written "fs", "yxs"): it has blocks or fuses several axes.
+  bool dim_is_sliced(int dim) const;
+
+  bool operator==(const Format& o) const;
+  bool operator!=(const Format& o) const { return !(*this == o); }
+
+ private:
+  void finish(const std::string& name);  // validates and derives digits_
+  FormatKind kind_ = FormatKind::data;
+  std::string axes_;
+  std::vector<Dim> dims_;
+  std::vector<Level> levels_;
+  std::vector<Digit> digits_;
+  int64_t swizzle_ = 0;
+};
+
+/// A registered format: a name known to inference runtimes, or one listed as not supported with why.
+struct FormatEntry {
+  std::string name;
+  std::string source;        ///< where the row comes from ("openvino" or "onednn alias of ...")
+  std::string unsupported;   ///< empty when supported; otherwise the reason
+};
+
+/// Every registered format, in the order of FORMATS.md.
+const std::vector<FormatEntry>& registry();
+
+/// Parses a registered name or any name the grammar accepts; aliases (oneDNN tags such as nChw16c,
+/// PyTorch names such as channels_last) resolve to their OpenVINO format. Throws naming the name.
+Format format_from_name(const std::string& name);
+
+}  // namespace clreorder

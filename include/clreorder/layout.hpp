@@ -1,0 +1,107 @@
+// clreorder: layouts (format + data type + logical dims + padding) and their index plan, the one offset
+// model that the host reference evaluates and the kernel selector prints as OpenCL C.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "clreorder/format.hpp"
+
+namespace clreorder {
+
+/// Element types. f16 and bf16 travel as 16-bit patterns (PoCL has no cl_khr_fp16).
+enum class DataType { f32, f16, bf16, i8, u8, i32, i64 };
+
+/// Name of a data type ("f32", "f16", ...).
+const char* to_string(DataType t);
+/// Parses "f32", "f16", "bf16", "i8", "u8", "i32", "i64"; throws naming the value otherwise.
+DataType parse_data_type(const std::string& name);
+/// Bytes per element.
+size_t size_of(DataType t);
+/// Whether the type is f32, f16 or bf16.
+bool is_floating(DataType t);
+/// All data types, for listings and tests.
+const std::vector<DataType>& all_data_types();
+
+/// Logical dims, coordinates and paddings, in the canonical axis order of the format.
+using Dims = std::vector<int64_t>;
+
+/// One digit of the plan: the dim index it reads, how, and where it lands in memory.
+/// b_fs_yx_fsv16, dims (1,32,7,7): digits b, f/16, y, x, f%16 with strides 1568, 784, 112, 16, 1.
+struct PlanDigit {
+  int dim = 0;            ///< index into IndexPlan::dims
+  int64_t divisor = 1;    ///< digit value = (dim value / divisor) % extent
+  int64_t extent = 1;
+  int64_t stride = 1;     ///< elements between consecutive values of this digit
+  bool needs_mod = true;  ///< false for the most significant digit of its dim (the value is already < extent)
+};
+
+/// One physical dim of the plan: the logical axes it combines and their padded extents.
+struct PlanDim {
+  std::vector<int> axes;        ///< logical axis positions, outer first (one, or several when fused)
+  std::vector<int64_t> sizes;   ///< per axis: pad_lower + dim + pad_upper
+  std::vector<int64_t> lower;   ///< per axis: pad_lower
+  int64_t extent = 1;           ///< product of sizes, rounded up to blocks and alignment
+};
+
+/// The index plan of a layout: offset(c) = base + sum_k ((value(dim_k, c) / divisor_k) % extent_k) * stride_k,
+/// where value(dim, c) combines the padded coordinates of the dim's axes row-major.
+struct IndexPlan {
+  Dims dims;                      ///< logical dims
+  std::vector<PlanDim> pdims;
+  std::vector<PlanDigit> digits;  ///< physical order, outer first
+  int64_t base = 0;               ///< element offset of the first digit
+  int64_t size = 0;               ///< elements the layout spans (padding included), base excluded
+  int64_t digit_space = 0;        ///< product of digit extents: every (digit tuple) the layout owns
+
+  /// Element offset of logical coordinate `coord` (in range).
+  int64_t offset(const int64_t* coord) const;
+  /// Offset of digit tuple number `p` (row-major over digits) and its logical coordinate; returns false
+  /// when the tuple is padding (blocked tail, alignment or explicit padding).
+  bool decode(int64_t p, int64_t* offset, int64_t* coord) const;
+  /// Whether the digit strides are dense row-major, so digit tuple p lives at base + p.
+  bool dense() const;
+};
+
+/// A tensor's memory: format, data type, logical dims and explicit lower/upper padding per logical axis.
+/// Padding is applied before blocking: a lower pad of 3 on f shifts feature f to slot f+3.
+class Layout {
+ public:
+  /// Validates everything and throws naming the offending value.
+  Layout(Format format, DataType type, Dims dims, Dims pad_lower = {}, Dims pad_upper = {});
+
+  const Format& format() const { return format_; }
+  DataType data_type() const { return type_; }
+  const Dims& dims() const { return dims_; }
+  const Dims& pad_lower() const { return pad_lower_; }
+  const Dims& pad_upper() const { return pad_upper_; }
+  int rank() const { return format_.rank(); }
+  const IndexPlan& plan() const { return plan_; }
+
+  /// Logical element count (product of dims).
+  int64_t logical_elements() const;
+  /// Physical element count: blocked axes rounded up, padding included.
+  int64_t elements() const { return plan_.base + plan_.size; }
+  /// Physical size in bytes.
+  int64_t bytes() const { return elements() * static_cast<int64_t>(size_of(type_)); }
+  /// Element offset of a logical coordinate; throws naming it when out of range.
+  int64_t offset(const Dims& coord) const;
+  /// "b_fs_yx_fsv16 f32 2x3x4x5 pad_lower 0,0,1,1 pad_upper 0,0,1,1", for messages and logs.
+  std::string describe() const;
+  /// Same layout with another data type.
+  Layout with_type(DataType t) const { return Layout(format_, t, dims_, pad_lower_, pad_upper_); }
+
+ private:
+  Format format_;
+  DataType type_;
+  Dims dims_, pad_lower_, pad_upper_;
+  IndexPlan plan_;
+};
+
+/// "3,19,5,7" -> {3,19,5,7}; throws naming the text when a part is not a non-negative integer.
+Dims parse_dims(const std::string& text);
+/// {3,19,5,7} -> "3x19x5x7" (sep "x") or "3,19,5,7".
+std::string dims_to_string(const Dims& d, const char* sep = "x");
+
+}  // namespace clreorder

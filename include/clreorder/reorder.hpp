@@ -1,0 +1,52 @@
+// clreorder: the reorder API. Converts a tensor in one layout into another on an OpenCL queue; the kernel
+// comes from the kernel selector and the program cache, so a repeated reorder compiles nothing.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "clreorder/kernel_selector.hpp"
+#include "clreorder/layout.hpp"
+#include "clreorder/runtime.hpp"
+
+namespace clreorder {
+
+/// Per-call choices.
+struct ReorderOptions {
+  std::string force_impl;  ///< implementation name to use (else CLREORDER_FORCE_IMPL, else the selector's choice)
+  bool wait = true;        ///< block until the kernel has finished
+};
+
+/// What a reorder did.
+struct ReorderResult {
+  std::string impl;        ///< implementation that ran
+  std::string entry;       ///< kernel entry name
+  cl::Event event;         ///< the kernel's event
+  /// Kernel time from event profiling in milliseconds; -1 when the queue has no profiling or wait was false.
+  double kernel_ms = -1;
+};
+
+/// Reorders `src` (at byte offset src_offset, laid out as src_layout) into `dst` (at dst_offset, as
+/// dst_layout) on `queue`. Writes every destination element the layout owns, padding as zero. Throws
+/// naming the value when buffers are too small, offsets are misaligned or the layouts do not match.
+ReorderResult reorder(const cl::CommandQueue& queue, const cl::Buffer& src, size_t src_offset, const Layout& src_layout,
+                      const cl::Buffer& dst, size_t dst_offset, const Layout& dst_layout, const ReorderOptions& opt = {});
+
+/// The same on an engine's queue.
+ReorderResult reorder(const Engine& engine, const cl::Buffer& src, size_t src_offset, const Layout& src_layout,
+                      const cl::Buffer& dst, size_t dst_offset, const Layout& dst_layout, const ReorderOptions& opt = {});
+
+/// Convenience: host bytes in (src_layout.bytes() of them), host bytes out (dst_layout.bytes()).
+std::vector<uint8_t> reorder(const Engine& engine, const std::vector<uint8_t>& src, const Layout& src_layout,
+                             const Layout& dst_layout, const ReorderOptions& opt = {}, ReorderResult* result = nullptr);
+
+/// The kernel the selector picks for a pair on a device, without running it.
+KernelData plan_reorder(const DeviceInfo& device, const Layout& src, const Layout& dst, const std::string& force = "");
+
+/// Compiles the kernels of many reorders in one program (one compile instead of one per pair), so that
+/// a model load or a test suite pays one build. Later reorder() calls on these pairs compile nothing.
+void prepare(const Engine& engine, const std::vector<std::pair<Layout, Layout>>& pairs, const std::string& force = "");
+
+}  // namespace clreorder

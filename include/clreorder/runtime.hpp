@@ -1,0 +1,120 @@
+// clreorder: OpenCL devices, the engine (context + device + queue) and the program cache.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "clreorder/cl.hpp"
+
+namespace clreorder {
+
+/// Name of an OpenCL error code: cl_error_name(-54) == "CL_INVALID_WORK_GROUP_SIZE".
+const char* cl_error_name(int code);
+
+/// Rethrows a cl::Error (or any std::exception) as clreorder::Error naming the call, the code by name and
+/// `context` (the layouts or device involved).
+[[noreturn]] void rethrow_cl(const std::string& context);
+
+/// One OpenCL device as `clreorder devices` lists it.
+struct DeviceInfo {
+  int index = 0;                 ///< position in list_devices(), usable in CLREORDER_DEVICE
+  std::string platform;          ///< platform name
+  std::string name;              ///< device name
+  std::string version;           ///< CL_DEVICE_VERSION
+  std::string driver;            ///< CL_DRIVER_VERSION
+  std::string type;              ///< "gpu", "cpu", "accelerator" or "other"
+  uint64_t global_mem = 0;       ///< bytes
+  uint64_t max_alloc = 0;        ///< CL_DEVICE_MAX_MEM_ALLOC_SIZE, bytes
+  size_t max_work_group = 0;     ///< CL_DEVICE_MAX_WORK_GROUP_SIZE
+  bool fp16 = false;             ///< cl_khr_fp16
+  bool is_default = false;       ///< what an empty device choice picks
+  cl::Device device;
+};
+
+/// Information about a cl::Device (index -1, is_default false).
+DeviceInfo describe_device(const cl::Device& device);
+
+/// Every device of every platform; the default one (first GPU, else first device) is marked.
+std::vector<DeviceInfo> list_devices();
+
+/// Picks a device: `spec` is an index from list_devices() or a case-insensitive substring of the platform
+/// or device name; empty means CLREORDER_DEVICE, and when that is unset too, the default. Throws listing
+/// the devices there are when nothing matches or there is no OpenCL device.
+DeviceInfo choose_device(const std::string& spec = "");
+
+/// A context, device and in-order queue (with profiling) to run reorders on: our own, or the caller's.
+class Engine {
+ public:
+  /// Opens the device choose_device(spec) picks, with a new context and a profiling queue.
+  static Engine open(const std::string& spec = "");
+  /// Wraps a caller's context and queue (retained); the device is the queue's.
+  Engine(cl_context context, cl_command_queue queue);
+
+  const cl::Context& context() const { return context_; }
+  const cl::Device& device() const { return device_; }
+  const cl::CommandQueue& queue() const { return queue_; }
+  const DeviceInfo& info() const { return info_; }
+
+ private:
+  Engine() = default;
+  cl::Context context_;
+  cl::Device device_;
+  cl::CommandQueue queue_;
+  DeviceInfo info_;
+};
+
+/// Source for one kernel: generated #defines, a template from kernels_cl/, the matching #undefs.
+struct KernelSource {
+  std::string entry;    ///< kernel function name, unique per problem
+  std::string code;     ///< the OpenCL C text (defines + template + undefs)
+  std::string options;  ///< build options
+};
+
+/// Counters of the program cache, for tests and logs.
+struct CacheStats {
+  uint64_t programs_built = 0;  ///< clBuildProgram calls
+  uint64_t kernels_built = 0;   ///< kernels compiled (one program may hold many)
+  uint64_t hits = 0;            ///< lookups answered without compiling
+};
+
+/// A cached kernel with its lock held: arguments and enqueue happen under it, since a cl::Kernel's
+/// arguments are shared state.
+struct LockedKernel {
+  cl::Kernel kernel;
+  std::unique_lock<std::mutex> lock;
+};
+
+/// Process-wide in-memory cache of compiled kernels, keyed by (context, device, source hash, options).
+/// Thread-safe. Entries keep their context alive, so a freed context's handle can never be confused
+/// with a new one.
+class ProgramCache {
+ public:
+  /// The process-wide cache.
+  static ProgramCache& instance();
+  /// The compiled kernel for `src`, building a one-kernel program when it is not cached yet.
+  LockedKernel kernel(const cl::Context& ctx, const cl::Device& dev, const KernelSource& src);
+  /// Builds every not-yet-cached kernel of `sources` in as few programs as possible (one per set of
+  /// build options), so a test suite or a model load pays one compile.
+  void build(const cl::Context& ctx, const cl::Device& dev, const std::vector<KernelSource>& sources);
+  /// Current counters.
+  CacheStats stats() const;
+  /// Drops every entry (the next lookup compiles again).
+  void clear();
+
+ private:
+  struct Entry;
+  ProgramCache() = default;
+  mutable std::mutex mutex_;
+  std::unordered_multimap<uint64_t, std::shared_ptr<Entry>> entries_;  // by hash of code + options
+  CacheStats stats_;
+  std::shared_ptr<Entry> find(const cl::Context& ctx, const cl::Device& dev, const KernelSource& src, uint64_t h);
+};
+
+/// 64-bit FNV-1a hash, used for cache keys and kernel entry names.
+uint64_t fnv1a(const std::string& text, uint64_t seed = 1469598103934665603ull);
+
+}  // namespace clreorder

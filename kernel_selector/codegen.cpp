@@ -1,0 +1,163 @@
+// Printing the index plan as OpenCL C.
+#include "codegen.hpp"
+
+#include <climits>
+
+namespace clreorder {
+
+Jit& Jit::def(const std::string& name, const std::string& value) {
+  defs_.emplace_back(name, value);
+  return *this;
+}
+
+std::string Jit::wrap(const std::string& body) const {
+  std::string out;
+  for (const auto& [name, value] : defs_) out += "#define " + name + " " + value + "\n";
+  out += body;
+  if (!body.empty() && body.back() != '\n') out += "\n";
+  for (const auto& d : defs_) {
+    size_t paren = d.first.find('(');
+    out += "#undef " + d.first.substr(0, paren) + "\n";
+  }
+  return out;
+}
+
+std::string cl_type(DataType t) {
+  switch (t) {
+    case DataType::f32: return "float";
+    case DataType::f16: case DataType::bf16: return "ushort";
+    case DataType::i8: return "char";
+    case DataType::u8: return "uchar";
+    case DataType::i32: return "int";
+    case DataType::i64: return "long";
+  }
+  return "?";
+}
+
+std::string convert_expr(DataType from, DataType to, const std::string& v) {
+  if (from == to) return "(" + v + ")";
+  // Floating sources widen to float exactly; integer sources stay integer until they meet a float.
+  std::string as_float;
+  switch (from) {
+    case DataType::f32: as_float = "(" + v + ")"; break;
+    case DataType::f16: as_float = "cr_f16_to_f32(" + v + ")"; break;
+    case DataType::bf16: as_float = "cr_bf16_to_f32(" + v + ")"; break;
+    default: as_float = "convert_float_rte(" + v + ")"; break;
+  }
+  switch (to) {
+    case DataType::f32: return as_float;
+    case DataType::f16: return "cr_f32_to_f16(" + as_float + ")";
+    case DataType::bf16: return "cr_f32_to_bf16(" + as_float + ")";
+    default: break;
+  }
+  const std::string t = cl_type(to);
+  if (is_floating(from)) return "cr_float_to_" + t + "(" + as_float + ")";
+  return "convert_" + t + "_sat(" + v + ")";
+}
+
+bool needs_64bit(const Layout& a, const Layout& b) {
+  const int64_t limit = INT_MAX / 2;  // headroom for intermediate products inside one expression
+  for (const Layout* l : {&a, &b})
+    if (l->plan().size >= limit || l->plan().digit_space >= limit) return true;
+  return false;
+}
+
+namespace {
+
+std::string num(int64_t v) { return std::to_string(v); }
+
+// Value of a plan dim from coordinate expressions: padded coordinates combined row-major.
+std::string dim_value(const PlanDim& d, const std::vector<std::string>& coord) {
+  std::string v;
+  for (size_t k = 0; k < d.axes.size(); ++k) {
+    std::string c = coord[d.axes[k]];
+    if (d.lower[k]) c = "(" + c + " + " + num(d.lower[k]) + ")";
+    v = k == 0 ? c : "(" + v + " * " + num(d.sizes[k]) + " + " + c + ")";
+  }
+  return v;
+}
+
+}  // namespace
+
+std::string offset_expr(const IndexPlan& plan, const std::vector<std::string>& coord) {
+  std::string out;
+  for (const PlanDigit& g : plan.digits) {
+    std::string t = dim_value(plan.pdims[g.dim], coord);
+    if (g.divisor != 1) t += " / " + num(g.divisor);
+    if (g.needs_mod) t = "(" + t + ") % " + num(g.extent);
+    if (g.stride != 1) t = "(" + t + ") * " + num(g.stride);
+    out += (out.empty() ? "" : " + ") + t;
+  }
+  if (plan.base) out += " + " + num(plan.base);
+  return out.empty() ? "0" : out;
+}
+
+std::vector<std::string> coord_names(int rank, const std::string& pre) {
+  std::vector<std::string> out;
+  for (int a = 0; a < rank; ++a) out.push_back(pre + "c" + std::to_string(a));
+  return out;
+}
+
+std::string decode_stmts(const IndexPlan& plan, const std::string& p, const std::string& pre) {
+  std::vector<std::string> lines;
+  const size_t n = plan.digits.size();
+  std::vector<std::string> g(n);
+  for (size_t k = 0; k < n; ++k) g[k] = pre + "g" + std::to_string(k);
+  lines.push_back("IDX_T " + pre + "r = " + p + ";");
+  for (size_t k = n; k-- > 1;) {
+    lines.push_back("const IDX_T " + g[k] + " = " + pre + "r % " + num(plan.digits[k].extent) + "; " + pre + "r /= " +
+                    num(plan.digits[k].extent) + ";");
+  }
+  if (n) lines.push_back("const IDX_T " + g[0] + " = " + pre + "r;");
+
+  std::vector<std::string> valid;
+  std::vector<std::string> coord = coord_names(static_cast<int>(plan.dims.size()), pre);
+  for (size_t d = 0; d < plan.pdims.size(); ++d) {
+    const PlanDim& pd = plan.pdims[d];
+    std::string v;
+    for (size_t k = 0; k < n; ++k) {
+      if (plan.digits[k].dim != static_cast<int>(d)) continue;
+      std::string t = plan.digits[k].divisor == 1 ? g[k] : g[k] + " * " + num(plan.digits[k].divisor);
+      v += (v.empty() ? "" : " + ") + t;
+    }
+    std::string vd = pre + "v" + std::to_string(d);
+    lines.push_back("const IDX_T " + vd + " = " + (v.empty() ? "0" : v) + ";");
+    // Split the dim value into its axes, innermost first; each axis' range decides which checks are needed.
+    std::string rest = vd;
+    int64_t rest_extent = pd.extent;
+    for (size_t k = pd.axes.size(); k-- > 0;) {
+      const int a = pd.axes[k];
+      const int64_t lo = pd.lower[k], dim = plan.dims[a];
+      std::string raw;
+      int64_t range;
+      if (k == 0) {
+        raw = rest;
+        range = rest_extent;
+      } else {
+        raw = "(" + rest + " % " + num(pd.sizes[k]) + ")";
+        range = pd.sizes[k];
+        rest = "(" + rest + " / " + num(pd.sizes[k]) + ")";
+        rest_extent = (rest_extent + pd.sizes[k] - 1) / pd.sizes[k];
+      }
+      lines.push_back("const IDX_T " + coord[a] + " = " + raw + (lo ? " - " + num(lo) : "") + ";");
+      if (lo) valid.push_back(coord[a] + " >= 0");
+      if (range - lo > dim) valid.push_back(coord[a] + " < " + num(dim));
+    }
+  }
+  std::string off;
+  if (plan.dense()) {
+    off = p;
+  } else {
+    for (size_t k = 0; k < n; ++k)
+      off += (off.empty() ? "" : " + ") + (plan.digits[k].stride == 1 ? g[k] : g[k] + " * " + num(plan.digits[k].stride));
+  }
+  lines.push_back("const IDX_T " + pre + "off = " + off + (plan.base ? " + " + num(plan.base) : "") + ";");
+  std::string cond;
+  for (const std::string& c : valid) cond += (cond.empty() ? "" : " && ") + c;
+  lines.push_back("const bool " + pre + "valid = " + (cond.empty() ? "true" : cond) + ";");
+  std::string out;
+  for (size_t i = 0; i < lines.size(); ++i) out += (i ? " \\\n  " : "") + lines[i];
+  return out;
+}
+
+}  // namespace clreorder

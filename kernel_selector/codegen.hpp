@@ -1,0 +1,51 @@
+// Internal: printing the index plan as OpenCL C, and the #define / #undef builder (OpenVINO's
+// JitConstants). Every number the plan holds is baked into the text as a constant.
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "clreorder/layout.hpp"
+
+namespace clreorder {
+
+/// An ordered set of generated #defines; wrap() emits them, the template, then every #undef, so kernels
+/// can share one program without leaking definitions into each other.
+class Jit {
+ public:
+  /// Adds `#define name value`; a multi-line value is continued with backslashes.
+  Jit& def(const std::string& name, const std::string& value);
+  Jit& def(const std::string& name, int64_t value) { return def(name, std::to_string(value)); }
+  /// defines + body + undefs.
+  std::string wrap(const std::string& body) const;
+
+ private:
+  std::vector<std::pair<std::string, std::string>> defs_;
+};
+
+/// OpenCL C storage type of a data type (f16 and bf16 are ushort bit patterns).
+std::string cl_type(DataType t);
+
+/// Expression converting `v` (of cl_type(from)) to cl_type(to), with the rules of convert_element().
+std::string convert_expr(DataType from, DataType to, const std::string& v);
+
+/// Whether offsets and indices of these layouts need 64-bit arithmetic.
+bool needs_64bit(const Layout& a, const Layout& b);
+
+/// Expression for plan.offset(c) (without base), given coordinate expressions coord[axis].
+/// b_fs_yx_fsv16, dims (1,32,7,7): "c0 * 1568 + c1 / 16 * 784 + c2 * 112 + c3 * 16 + c1 % 16".
+std::string offset_expr(const IndexPlan& plan, const std::vector<std::string>& coord);
+
+/// Statements decoding digit tuple `p` (a variable) of `plan`: they declare IDX_T <pre>c0..<pre>c{r-1}
+/// (logical coordinates, meaningless where invalid), IDX_T <pre>off (element offset without base) and
+/// bool <pre>valid (false on padding). Lines joined with " \\\n" so the text can be a macro body.
+std::string decode_stmts(const IndexPlan& plan, const std::string& p, const std::string& pre);
+
+/// Coordinate variable names <pre>c0..<pre>c{rank-1}.
+std::vector<std::string> coord_names(int rank, const std::string& pre);
+
+/// Round `n` up to a multiple of `m`.
+inline size_t round_up(size_t n, size_t m) { return (n + m - 1) / m * m; }
+
+}  // namespace clreorder

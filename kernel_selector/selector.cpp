@@ -1,0 +1,131 @@
+// The kernel selector: the ordered implementation list and the generic implementation.
+#include <cstdio>
+#include <cstdlib>
+
+#include "clreorder/error.hpp"
+#include "clreorder/kernel_selector.hpp"
+#include "clreorder/reference.hpp"
+#include "codegen.hpp"
+#include "embedded.hpp"
+#include "probe.hpp"
+
+namespace clreorder {
+
+namespace {
+
+constexpr size_t kGenericLocal = 64;
+
+std::string hex(uint64_t h) {
+  char buf[17];
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
+  return buf;
+}
+
+// A key that names the problem exactly: both layouts in full.
+std::string problem_key(const ReorderParams& p) {
+  auto one = [](const Layout& l) {
+    return l.format().name() + "/" + to_string(l.data_type()) + "/" + dims_to_string(l.dims(), ",") + "/" +
+           dims_to_string(l.pad_lower(), ",") + "/" + dims_to_string(l.pad_upper(), ",");
+  };
+  return one(p.src) + "->" + one(p.dst);
+}
+
+
+// Every pair: one work-item per destination element (see kernels_cl/reorder_generic.cl).
+class GenericReorder : public ReorderImpl {
+ public:
+  const char* name() const override { return "generic"; }
+  std::string reject(const ReorderParams&) const override { return ""; }
+  KernelData generate(const ReorderParams& p) const override {
+    const IndexPlan& dp = p.dst.plan();
+    KernelData kd;
+    kd.impl = name();
+    kd.source.entry = std::string("reorder_generic_") + hex(fnv1a(problem_key(p)));
+    Jit jit;
+    jit.def("KERNEL_NAME", kd.source.entry)
+        .def("SRC_T", cl_type(p.src.data_type()))
+        .def("DST_T", cl_type(p.dst.data_type()))
+        .def("IDX_T", needs_64bit(p.src, p.dst) ? "long" : "int")
+        .def("DST_COUNT", dp.digit_space)
+        .def("DST_DECODE(p)", decode_stmts(dp, "p", "d_"))
+        .def("SRC_OFFSET", offset_expr(p.src.plan(), coord_names(p.src.rank(), "d_")))
+        .def("CONVERT(v)", convert_expr(p.src.data_type(), p.dst.data_type(), "v"));
+    kd.source.code = jit.wrap(embedded_kernel("reorder_generic.cl"));
+    kd.source.options = "-cl-std=CL1.2";
+    size_t local = std::min<size_t>(kGenericLocal, p.device.max_work_group ? p.device.max_work_group : kGenericLocal);
+    kd.local = {local};
+    kd.global = {round_up(static_cast<size_t>(dp.digit_space), local)};
+    return kd;
+  }
+};
+
+}  // namespace
+
+KernelSelector::KernelSelector() {
+  // Specialised implementations go first; the generic one is last and accepts everything.
+  impls_.push_back(std::make_unique<GenericReorder>());
+}
+
+const KernelSelector& KernelSelector::instance() {
+  static const KernelSelector selector;
+  return selector;
+}
+
+KernelData KernelSelector::select(const ReorderParams& p, const std::string& force_in) const {
+  check_compatible(p.src, p.dst);
+  std::string force = force_in;
+  if (force.empty()) {
+    const char* env = std::getenv("CLREORDER_FORCE_IMPL");
+    if (env && *env) force = env;
+  }
+  if (!force.empty()) {
+    std::string names;
+    for (const auto& impl : impls_) {
+      names += std::string(names.empty() ? "" : ", ") + impl->name();
+      if (force != impl->name()) continue;
+      std::string why = impl->reject(p);
+      if (!why.empty())
+        throw Error("implementation '" + force + "' declines " + p.src.describe() + " -> " + p.dst.describe() + ": " + why);
+      return impl->generate(p);
+    }
+    throw Error("unknown reorder implementation '" + force + "' (known: " + names + ")");
+  }
+  for (const auto& impl : impls_)
+    if (impl->reject(p).empty()) return impl->generate(p);
+  throw Error("no implementation accepts " + p.src.describe() + " -> " + p.dst.describe());
+}
+
+std::vector<std::pair<std::string, std::string>> KernelSelector::explain(const ReorderParams& p) const {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const auto& impl : impls_) out.emplace_back(impl->name(), impl->reject(p));
+  return out;
+}
+
+KernelSource offset_probe_source(const Layout& src, const Layout& dst) {
+  check_compatible(src, dst);
+  const int r = src.rank();
+  std::string logical = "IDX_T lr = n;";
+  for (int a = r - 1; a > 0; --a)
+    logical += " \\\n  const IDX_T c" + std::to_string(a) + " = lr % " + std::to_string(src.dims()[a]) + "; lr /= " +
+               std::to_string(src.dims()[a]) + ";";
+  logical += " \\\n  const IDX_T c0 = lr;";
+  std::string linear;
+  for (int a = 0; a < r; ++a)
+    linear = a == 0 ? "d_c0" : "(" + linear + ") * " + std::to_string(dst.dims()[a]) + " + d_c" + std::to_string(a);
+  KernelSource ks;
+  ks.entry = "offset_probe_" + hex(fnv1a(problem_key(ReorderParams{src, dst, DeviceInfo{}})));
+  Jit jit;
+  jit.def("KERNEL_NAME", ks.entry)
+      .def("IDX_T", needs_64bit(src, dst) ? "long" : "int")
+      .def("LOGICAL_COUNT", src.logical_elements())
+      .def("LOGICAL_DECODE(n)", logical)
+      .def("SRC_OFFSET", offset_expr(src.plan(), coord_names(r, "")))
+      .def("DST_COUNT", dst.plan().digit_space)
+      .def("DST_DECODE(p)", decode_stmts(dst.plan(), "p", "d_"))
+      .def("DST_LINEAR", linear);
+  ks.code = jit.wrap(embedded_kernel("offset_probe.cl"));
+  ks.options = "-cl-std=CL1.2";
+  return ks;
+}
+
+}  // namespace clreorder

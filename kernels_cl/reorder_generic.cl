@@ -1,0 +1,16 @@
+// Generic reorder: one work-item per destination element, destination-driven. Each work-item decodes its
+// destination digit tuple into a logical coordinate; padding (blocked tails, alignment, explicit padding)
+// gets zero, everything else the converted source element. Every destination element is written exactly
+// once, so the destination needs no pre-zeroing. Accepts every pair of layouts.
+// Generated: KERNEL_NAME, SRC_T, DST_T, IDX_T, DST_COUNT, DST_DECODE(p), SRC_OFFSET, CONVERT(v).
+__kernel void KERNEL_NAME(__global const SRC_T* restrict src, __global DST_T* restrict dst, ulong src_base,
+                          ulong dst_base) {
+  const IDX_T p = (IDX_T)get_global_id(0);
+  if (p >= DST_COUNT) return;
+  src += src_base;
+  dst += dst_base;
+  DST_DECODE(p)
+  DST_T out = (DST_T)0;
+  if (d_valid) out = CONVERT(src[SRC_OFFSET]);
+  dst[d_off] = out;
+}

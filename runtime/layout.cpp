@@ -1,0 +1,223 @@
+// Layouts and their index plans.
+#include "clreorder/layout.hpp"
+
+#include <limits>
+#include <numeric>
+
+#include "clreorder/error.hpp"
+
+namespace clreorder {
+
+namespace {
+
+constexpr int64_t kMaxElements = int64_t(1) << 50;  // far above any device, far below int64 overflow
+
+int64_t checked_mul(int64_t a, int64_t b, const std::string& what) {
+  if (a != 0 && b > kMaxElements / a) throw Error(what + " is too large (over 2^50 elements)");
+  return a * b;
+}
+
+int64_t round_up(int64_t v, int64_t m) { return (v + m - 1) / m * m; }
+
+}  // namespace
+
+const char* to_string(DataType t) {
+  switch (t) {
+    case DataType::f32: return "f32";
+    case DataType::f16: return "f16";
+    case DataType::bf16: return "bf16";
+    case DataType::i8: return "i8";
+    case DataType::u8: return "u8";
+    case DataType::i32: return "i32";
+    case DataType::i64: return "i64";
+  }
+  return "?";
+}
+
+const std::vector<DataType>& all_data_types() {
+  static const std::vector<DataType> all = {DataType::f32, DataType::f16, DataType::bf16, DataType::i8,
+                                            DataType::u8,  DataType::i32, DataType::i64};
+  return all;
+}
+
+DataType parse_data_type(const std::string& name) {
+  for (DataType t : all_data_types())
+    if (name == to_string(t)) return t;
+  throw Error("unknown data type '" + name + "' (expected f32, f16, bf16, i8, u8, i32 or i64)");
+}
+
+size_t size_of(DataType t) {
+  switch (t) {
+    case DataType::f32: case DataType::i32: return 4;
+    case DataType::f16: case DataType::bf16: return 2;
+    case DataType::i8: case DataType::u8: return 1;
+    case DataType::i64: return 8;
+  }
+  return 0;
+}
+
+bool is_floating(DataType t) { return t == DataType::f32 || t == DataType::f16 || t == DataType::bf16; }
+
+Dims parse_dims(const std::string& text) {
+  Dims out;
+  size_t pos = 0;
+  while (pos <= text.size()) {
+    size_t comma = text.find(',', pos);
+    std::string part = text.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
+    if (part.empty() || part.size() > 15 || part.find_first_not_of("0123456789") != std::string::npos)
+      throw Error("bad list '" + text + "': part '" + part + "' is not a non-negative integer");
+    out.push_back(std::stoll(part));
+    if (comma == std::string::npos) break;
+    pos = comma + 1;
+  }
+  return out;
+}
+
+std::string dims_to_string(const Dims& d, const char* sep) {
+  std::string out;
+  for (size_t i = 0; i < d.size(); ++i) out += (i ? sep : "") + std::to_string(d[i]);
+  return out;
+}
+
+Layout::Layout(Format format, DataType type, Dims dims, Dims pad_lower, Dims pad_upper)
+    : format_(std::move(format)), type_(type), dims_(std::move(dims)), pad_lower_(std::move(pad_lower)),
+      pad_upper_(std::move(pad_upper)) {
+  const int r = format_.rank();
+  const std::string where = "layout " + format_.name() + " shape " + dims_to_string(dims_, ",");
+  if (static_cast<int>(dims_.size()) != r)
+    throw Error("shape " + dims_to_string(dims_, ",") + " has " + std::to_string(dims_.size()) +
+                " dims but format " + format_.name() + " has rank " + std::to_string(r) + " (" + format_.axes() + ")");
+  if (pad_lower_.empty()) pad_lower_.assign(r, 0);
+  if (pad_upper_.empty()) pad_upper_.assign(r, 0);
+  if (static_cast<int>(pad_lower_.size()) != r || static_cast<int>(pad_upper_.size()) != r)
+    throw Error(where + ": padding " + dims_to_string(pad_lower_, ",") + " / " + dims_to_string(pad_upper_, ",") +
+                " must have " + std::to_string(r) + " values (" + format_.axes() + ")");
+  for (int a = 0; a < r; ++a) {
+    if (dims_[a] < 1)
+      throw Error(where + ": dim " + std::to_string(a) + " (" + format_.axes()[a] + ") is " +
+                  std::to_string(dims_[a]) + ", must be at least 1");
+    if (pad_lower_[a] < 0 || pad_upper_[a] < 0)
+      throw Error(where + ": padding of axis " + format_.axes()[a] + " is negative");
+  }
+
+  IndexPlan& p = plan_;
+  p.dims = dims_;
+  for (const Dim& d : format_.dims()) {
+    PlanDim pd;
+    int64_t combined = 1;
+    for (char c : d.axes) {
+      int a = static_cast<int>(format_.axes().find(c));
+      int64_t sz = dims_[a] + pad_lower_[a] + pad_upper_[a];
+      pd.axes.push_back(a);
+      pd.sizes.push_back(sz);
+      pd.lower.push_back(pad_lower_[a]);
+      combined = checked_mul(combined, sz, where);
+    }
+    pd.extent = combined;
+    p.pdims.push_back(pd);
+  }
+  // Round each dim up to a multiple of its blocks' product and its alignment.
+  std::vector<int64_t> tile(p.pdims.size(), 1);
+  for (const Level& l : format_.levels())
+    if (l.block) tile[l.dim] *= l.block;
+  for (size_t d = 0; d < p.pdims.size(); ++d)
+    p.pdims[d].extent = round_up(p.pdims[d].extent, std::lcm(tile[d], format_.dims()[d].align));
+
+  for (const Digit& g : format_.digits()) {
+    PlanDigit pg;
+    pg.dim = g.dim;
+    pg.divisor = g.divisor;
+    pg.extent = g.extent ? g.extent : p.pdims[g.dim].extent / g.divisor;
+    pg.needs_mod = g.divisor * pg.extent < p.pdims[g.dim].extent || g.extent != 0;
+    if (g.extent == 0) pg.needs_mod = false;
+    p.digits.push_back(pg);
+  }
+  int64_t stride = 1;
+  for (size_t k = p.digits.size(); k-- > 0;) {
+    p.digits[k].stride = stride;
+    stride = checked_mul(stride, p.digits[k].extent, where);
+  }
+  p.size = stride;
+  p.digit_space = stride;
+  p.base = 0;
+}
+
+int64_t Layout::logical_elements() const {
+  int64_t n = 1;
+  for (int64_t d : dims_) n *= d;
+  return n;
+}
+
+int64_t Layout::offset(const Dims& coord) const {
+  if (static_cast<int>(coord.size()) != rank())
+    throw Error("coordinate " + dims_to_string(coord, ",") + " has " + std::to_string(coord.size()) +
+                " values, " + format_.name() + " has rank " + std::to_string(rank()));
+  for (int a = 0; a < rank(); ++a)
+    if (coord[a] < 0 || coord[a] >= dims_[a])
+      throw Error("coordinate " + dims_to_string(coord, ",") + " is outside shape " + dims_to_string(dims_, ","));
+  return plan_.offset(coord.data());
+}
+
+std::string Layout::describe() const {
+  std::string s = format_.name() + " " + to_string(type_) + " " + dims_to_string(dims_);
+  bool padded = false;
+  for (int a = 0; a < rank(); ++a) padded |= pad_lower_[a] || pad_upper_[a];
+  if (padded) s += " pad_lower " + dims_to_string(pad_lower_, ",") + " pad_upper " + dims_to_string(pad_upper_, ",");
+  return s;
+}
+
+int64_t IndexPlan::offset(const int64_t* coord) const {
+  int64_t values[8];
+  for (size_t d = 0; d < pdims.size(); ++d) {
+    const PlanDim& pd = pdims[d];
+    int64_t v = 0;
+    for (size_t k = 0; k < pd.axes.size(); ++k) v = v * pd.sizes[k] + coord[pd.axes[k]] + pd.lower[k];
+    values[d] = v;
+  }
+  int64_t off = base;
+  for (const PlanDigit& g : digits) {
+    int64_t q = values[g.dim] / g.divisor;
+    if (g.needs_mod) q %= g.extent;
+    off += q * g.stride;
+  }
+  return off;
+}
+
+bool IndexPlan::decode(int64_t p, int64_t* offset, int64_t* coord) const {
+  int64_t values[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+  int64_t off = base;
+  for (size_t k = digits.size(); k-- > 0;) {
+    const PlanDigit& g = digits[k];
+    int64_t q = p % g.extent;
+    p /= g.extent;
+    values[g.dim] += q * g.divisor;
+    off += q * g.stride;
+  }
+  *offset = off;
+  bool valid = true;
+  for (size_t d = 0; d < pdims.size(); ++d) {
+    const PlanDim& pd = pdims[d];
+    int64_t v = values[d];
+    int64_t combined = 1;
+    for (int64_t s : pd.sizes) combined *= s;
+    if (v >= combined) valid = false;  // alignment or blocked tail
+    for (size_t k = pd.axes.size(); k-- > 0;) {
+      int64_t c = v % pd.sizes[k] - pd.lower[k];
+      v /= pd.sizes[k];
+      coord[pd.axes[k]] = c;
+      if (c < 0 || c >= dims[pd.axes[k]]) valid = false;
+    }
+  }
+  return valid;
+}
+
+bool IndexPlan::dense() const {
+  int64_t stride = 1;
+  for (size_t k = digits.size(); k-- > 0;) {
+    if (digits[k].stride != stride) return false;
+    stride *= digits[k].extent;
+  }
+  return true;
+}
+
+}  // namespace clreorder

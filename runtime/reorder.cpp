@@ -1,0 +1,113 @@
+// The reorder API: selector -> program cache -> enqueue.
+#include "clreorder/reorder.hpp"
+
+#include "clreorder/error.hpp"
+#include "clreorder/reference.hpp"
+
+namespace clreorder {
+
+namespace {
+
+void check_buffer(const cl::Buffer& buf, size_t offset, const Layout& l, const char* which) {
+  size_t esize = size_of(l.data_type());
+  if (offset % esize)
+    throw Error(std::string(which) + " byte offset " + std::to_string(offset) + " is not a multiple of the " +
+                to_string(l.data_type()) + " element size " + std::to_string(esize));
+  size_t have = buf.getInfo<CL_MEM_SIZE>();
+  size_t need = offset + static_cast<size_t>(l.bytes());
+  if (have < need)
+    throw Error(std::string(which) + " buffer holds " + std::to_string(have) + " bytes but " + l.describe() +
+                " at offset " + std::to_string(offset) + " needs " + std::to_string(need));
+}
+
+}  // namespace
+
+KernelData plan_reorder(const DeviceInfo& device, const Layout& src, const Layout& dst, const std::string& force) {
+  return KernelSelector::instance().select(ReorderParams{src, dst, device}, force);
+}
+
+ReorderResult reorder(const cl::CommandQueue& queue, const cl::Buffer& src, size_t src_offset, const Layout& src_layout,
+                      const cl::Buffer& dst, size_t dst_offset, const Layout& dst_layout, const ReorderOptions& opt) {
+  const std::string what = src_layout.describe() + " -> " + dst_layout.describe();
+  try {
+    check_compatible(src_layout, dst_layout);
+    check_buffer(src, src_offset, src_layout, "source");
+    check_buffer(dst, dst_offset, dst_layout, "destination");
+    cl::Context ctx = queue.getInfo<CL_QUEUE_CONTEXT>();
+    cl::Device dev = queue.getInfo<CL_QUEUE_DEVICE>();
+    thread_local cl_device_id last_dev = nullptr;
+    thread_local DeviceInfo last_info;
+    if (last_dev != dev()) {
+      last_info = describe_device(dev);
+      last_dev = dev();
+    }
+    KernelData kd = plan_reorder(last_info, src_layout, dst_layout, opt.force_impl);
+    ReorderResult res;
+    res.impl = kd.impl;
+    res.entry = kd.source.entry;
+    {
+      LockedKernel k = ProgramCache::instance().kernel(ctx, dev, kd.source);
+      k.kernel.setArg(0, src);
+      k.kernel.setArg(1, dst);
+      k.kernel.setArg(2, static_cast<cl_ulong>(src_offset / size_of(src_layout.data_type())));
+      k.kernel.setArg(3, static_cast<cl_ulong>(dst_offset / size_of(dst_layout.data_type())));
+      cl::NDRange global = kd.global.size() == 1 ? cl::NDRange(kd.global[0])
+                         : kd.global.size() == 2 ? cl::NDRange(kd.global[0], kd.global[1])
+                                                 : cl::NDRange(kd.global[0], kd.global[1], kd.global[2]);
+      cl::NDRange local = kd.local.size() == 1 ? cl::NDRange(kd.local[0])
+                        : kd.local.size() == 2 ? cl::NDRange(kd.local[0], kd.local[1])
+                                               : cl::NDRange(kd.local[0], kd.local[1], kd.local[2]);
+      queue.enqueueNDRangeKernel(k.kernel, cl::NullRange, global, local, nullptr, &res.event);
+    }
+    if (opt.wait) {
+      res.event.wait();
+      if (queue.getInfo<CL_QUEUE_PROPERTIES>() & CL_QUEUE_PROFILING_ENABLE) {
+        cl_ulong t0 = res.event.getProfilingInfo<CL_PROFILING_COMMAND_START>();
+        cl_ulong t1 = res.event.getProfilingInfo<CL_PROFILING_COMMAND_END>();
+        res.kernel_ms = static_cast<double>(t1 - t0) * 1e-6;
+      }
+    }
+    return res;
+  } catch (...) {
+    rethrow_cl(what);
+  }
+}
+
+ReorderResult reorder(const Engine& engine, const cl::Buffer& src, size_t src_offset, const Layout& src_layout,
+                      const cl::Buffer& dst, size_t dst_offset, const Layout& dst_layout, const ReorderOptions& opt) {
+  return reorder(engine.queue(), src, src_offset, src_layout, dst, dst_offset, dst_layout, opt);
+}
+
+std::vector<uint8_t> reorder(const Engine& engine, const std::vector<uint8_t>& src, const Layout& src_layout,
+                             const Layout& dst_layout, const ReorderOptions& opt, ReorderResult* result) {
+  check_compatible(src_layout, dst_layout);
+  if (static_cast<int64_t>(src.size()) != src_layout.bytes())
+    throw Error("source holds " + std::to_string(src.size()) + " bytes but " + src_layout.describe() + " needs " +
+                std::to_string(src_layout.bytes()));
+  for (const Layout* l : {&src_layout, &dst_layout})
+    if (static_cast<uint64_t>(l->bytes()) > engine.info().max_alloc)
+      throw Error(l->describe() + " needs " + std::to_string(l->bytes()) + " bytes, over the largest buffer device '" +
+                  engine.info().name + "' allows (" + std::to_string(engine.info().max_alloc) + ")");
+  std::vector<uint8_t> out(static_cast<size_t>(dst_layout.bytes()));
+  try {
+    cl::Buffer s(engine.context(), CL_MEM_READ_ONLY, std::max<size_t>(src.size(), 1));
+    cl::Buffer d(engine.context(), CL_MEM_READ_WRITE, std::max<size_t>(out.size(), 1));
+    engine.queue().enqueueWriteBuffer(s, CL_TRUE, 0, src.size(), src.data());
+    ReorderOptions o = opt;
+    o.wait = true;
+    ReorderResult r = reorder(engine, s, 0, src_layout, d, 0, dst_layout, o);
+    engine.queue().enqueueReadBuffer(d, CL_TRUE, 0, out.size(), out.data());
+    if (result) *result = r;
+  } catch (...) {
+    rethrow_cl(src_layout.describe() + " -> " + dst_layout.describe());
+  }
+  return out;
+}
+
+void prepare(const Engine& engine, const std::vector<std::pair<Layout, Layout>>& pairs, const std::string& force) {
+  std::vector<KernelSource> sources;
+  for (const auto& [s, d] : pairs) sources.push_back(plan_reorder(engine.info(), s, d, force).source);
+  ProgramCache::instance().build(engine.context(), engine.device(), sources);
+}
+
+}  // namespace clreorder

@@ -1,0 +1,292 @@
+// Devices, engines, OpenCL error names and the program cache.
+#include "clreorder/runtime.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <cstdlib>
+
+#include "clreorder/error.hpp"
+#include "embedded.hpp"
+
+namespace clreorder {
+
+const char* cl_error_name(int code) {
+  switch (code) {
+#define CR_ERR(name) case name: return #name;
+    CR_ERR(CL_SUCCESS) CR_ERR(CL_DEVICE_NOT_FOUND) CR_ERR(CL_DEVICE_NOT_AVAILABLE) CR_ERR(CL_COMPILER_NOT_AVAILABLE)
+    CR_ERR(CL_MEM_OBJECT_ALLOCATION_FAILURE) CR_ERR(CL_OUT_OF_RESOURCES) CR_ERR(CL_OUT_OF_HOST_MEMORY)
+    CR_ERR(CL_PROFILING_INFO_NOT_AVAILABLE) CR_ERR(CL_MEM_COPY_OVERLAP) CR_ERR(CL_IMAGE_FORMAT_MISMATCH)
+    CR_ERR(CL_IMAGE_FORMAT_NOT_SUPPORTED) CR_ERR(CL_BUILD_PROGRAM_FAILURE) CR_ERR(CL_MAP_FAILURE)
+    CR_ERR(CL_MISALIGNED_SUB_BUFFER_OFFSET) CR_ERR(CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST)
+    CR_ERR(CL_COMPILE_PROGRAM_FAILURE) CR_ERR(CL_LINKER_NOT_AVAILABLE) CR_ERR(CL_LINK_PROGRAM_FAILURE)
+    CR_ERR(CL_DEVICE_PARTITION_FAILED) CR_ERR(CL_KERNEL_ARG_INFO_NOT_AVAILABLE) CR_ERR(CL_INVALID_VALUE)
+    CR_ERR(CL_INVALID_DEVICE_TYPE) CR_ERR(CL_INVALID_PLATFORM) CR_ERR(CL_INVALID_DEVICE) CR_ERR(CL_INVALID_CONTEXT)
+    CR_ERR(CL_INVALID_QUEUE_PROPERTIES) CR_ERR(CL_INVALID_COMMAND_QUEUE) CR_ERR(CL_INVALID_HOST_PTR)
+    CR_ERR(CL_INVALID_MEM_OBJECT) CR_ERR(CL_INVALID_IMAGE_FORMAT_DESCRIPTOR) CR_ERR(CL_INVALID_IMAGE_SIZE)
+    CR_ERR(CL_INVALID_SAMPLER) CR_ERR(CL_INVALID_BINARY) CR_ERR(CL_INVALID_BUILD_OPTIONS) CR_ERR(CL_INVALID_PROGRAM)
+    CR_ERR(CL_INVALID_PROGRAM_EXECUTABLE) CR_ERR(CL_INVALID_KERNEL_NAME) CR_ERR(CL_INVALID_KERNEL_DEFINITION)
+    CR_ERR(CL_INVALID_KERNEL) CR_ERR(CL_INVALID_ARG_INDEX) CR_ERR(CL_INVALID_ARG_VALUE) CR_ERR(CL_INVALID_ARG_SIZE)
+    CR_ERR(CL_INVALID_KERNEL_ARGS) CR_ERR(CL_INVALID_WORK_DIMENSION) CR_ERR(CL_INVALID_WORK_GROUP_SIZE)
+    CR_ERR(CL_INVALID_WORK_ITEM_SIZE) CR_ERR(CL_INVALID_GLOBAL_OFFSET) CR_ERR(CL_INVALID_EVENT_WAIT_LIST)
+    CR_ERR(CL_INVALID_EVENT) CR_ERR(CL_INVALID_OPERATION) CR_ERR(CL_INVALID_GL_OBJECT) CR_ERR(CL_INVALID_BUFFER_SIZE)
+    CR_ERR(CL_INVALID_MIP_LEVEL) CR_ERR(CL_INVALID_GLOBAL_WORK_SIZE) CR_ERR(CL_INVALID_PROPERTY)
+    CR_ERR(CL_INVALID_IMAGE_DESCRIPTOR) CR_ERR(CL_INVALID_COMPILER_OPTIONS) CR_ERR(CL_INVALID_LINKER_OPTIONS)
+    CR_ERR(CL_INVALID_DEVICE_PARTITION_COUNT)
+#undef CR_ERR
+    case -1001: return "CL_PLATFORM_NOT_FOUND_KHR";
+    default: return "CL_UNKNOWN_ERROR";
+  }
+}
+
+void rethrow_cl(const std::string& context) {
+  try {
+    throw;
+  } catch (const Error&) {
+    throw;
+  } catch (const cl::Error& e) {
+    throw Error(std::string(e.what()) + " failed: " + cl_error_name(e.err()) + " (" + std::to_string(e.err()) +
+                ")" + (context.empty() ? "" : " [" + context + "]"));
+  } catch (const std::exception& e) {
+    throw Error(std::string(e.what()) + (context.empty() ? "" : " [" + context + "]"));
+  }
+}
+
+namespace {
+
+std::string lower(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
+  return s;
+}
+
+std::string trim(std::string s) {
+  while (!s.empty() && (s.back() == '\0' || std::isspace(static_cast<unsigned char>(s.back())))) s.pop_back();
+  return s;
+}
+
+std::string device_list_text(const std::vector<DeviceInfo>& devs) {
+  if (devs.empty()) return "there is no OpenCL device (is an ICD such as pocl-opencl-icd installed?)";
+  std::string s = "devices:";
+  for (const DeviceInfo& d : devs) s += "\n  " + std::to_string(d.index) + ": " + d.platform + " / " + d.name;
+  return s;
+}
+
+}  // namespace
+
+DeviceInfo describe_device(const cl::Device& device) {
+  DeviceInfo d;
+  d.index = -1;
+  try {
+    cl::Platform p(device.getInfo<CL_DEVICE_PLATFORM>(), true);
+    d.platform = trim(p.getInfo<CL_PLATFORM_NAME>());
+    d.name = trim(device.getInfo<CL_DEVICE_NAME>());
+    d.version = trim(device.getInfo<CL_DEVICE_VERSION>());
+    d.driver = trim(device.getInfo<CL_DRIVER_VERSION>());
+    cl_device_type t = device.getInfo<CL_DEVICE_TYPE>();
+    d.type = (t & CL_DEVICE_TYPE_GPU) ? "gpu" : (t & CL_DEVICE_TYPE_CPU) ? "cpu"
+           : (t & CL_DEVICE_TYPE_ACCELERATOR) ? "accelerator" : "other";
+    d.global_mem = device.getInfo<CL_DEVICE_GLOBAL_MEM_SIZE>();
+    d.max_alloc = device.getInfo<CL_DEVICE_MAX_MEM_ALLOC_SIZE>();
+    d.max_work_group = device.getInfo<CL_DEVICE_MAX_WORK_GROUP_SIZE>();
+    d.fp16 = device.getInfo<CL_DEVICE_EXTENSIONS>().find("cl_khr_fp16") != std::string::npos;
+    d.device = device;
+  } catch (...) {
+    rethrow_cl("describing a device");
+  }
+  return d;
+}
+
+std::vector<DeviceInfo> list_devices() {
+  std::vector<DeviceInfo> out;
+  std::vector<cl::Platform> platforms;
+  try {
+    cl::Platform::get(&platforms);
+  } catch (const cl::Error& e) {
+    if (e.err() == -1001) return out;  // the ICD loader found no platform
+    rethrow_cl("listing platforms");
+  }
+  for (const cl::Platform& p : platforms) {
+    std::vector<cl::Device> devs;
+    try {
+      p.getDevices(CL_DEVICE_TYPE_ALL, &devs);
+    } catch (const cl::Error&) {
+      continue;  // CL_DEVICE_NOT_FOUND: a platform without devices
+    }
+    for (const cl::Device& dev : devs) {
+      DeviceInfo d = describe_device(dev);
+      d.index = static_cast<int>(out.size());
+      out.push_back(d);
+    }
+  }
+  auto gpu = std::find_if(out.begin(), out.end(), [](const DeviceInfo& d) { return d.type == "gpu"; });
+  if (gpu != out.end()) gpu->is_default = true;
+  else if (!out.empty()) out.front().is_default = true;
+  return out;
+}
+
+DeviceInfo choose_device(const std::string& spec_in) {
+  std::string spec = spec_in;
+  std::string origin = "device choice";
+  if (spec.empty()) {
+    const char* env = std::getenv("CLREORDER_DEVICE");
+    if (env && *env) {
+      spec = env;
+      origin = "CLREORDER_DEVICE";
+    }
+  }
+  std::vector<DeviceInfo> devs = list_devices();
+  if (devs.empty()) throw Error("no OpenCL device: " + device_list_text(devs));
+  if (spec.empty()) return *std::find_if(devs.begin(), devs.end(), [](const DeviceInfo& d) { return d.is_default; });
+  if (spec.find_first_not_of("0123456789") == std::string::npos && spec.size() < 6) {
+    size_t i = std::stoul(spec);
+    if (i < devs.size()) return devs[i];
+  } else {
+    for (const DeviceInfo& d : devs)
+      if (lower(d.name).find(lower(spec)) != std::string::npos || lower(d.platform).find(lower(spec)) != std::string::npos)
+        return d;
+  }
+  throw Error(origin + " '" + spec + "' matches no OpenCL device; " + device_list_text(devs));
+}
+
+Engine Engine::open(const std::string& spec) {
+  DeviceInfo d = choose_device(spec);
+  Engine e;
+  try {
+    e.device_ = d.device;
+    e.context_ = cl::Context(d.device);
+    e.queue_ = cl::CommandQueue(e.context_, d.device, CL_QUEUE_PROFILING_ENABLE);
+  } catch (...) {
+    rethrow_cl("opening device " + d.name);
+  }
+  e.info_ = d;
+  return e;
+}
+
+Engine::Engine(cl_context context, cl_command_queue queue) {
+  if (!context || !queue) throw Error("Engine: the caller's cl_context and cl_command_queue must not be null");
+  try {
+    context_ = cl::Context(context, true);
+    queue_ = cl::CommandQueue(queue, true);
+    device_ = queue_.getInfo<CL_QUEUE_DEVICE>();
+    if (queue_.getInfo<CL_QUEUE_CONTEXT>()() != context)
+      throw Error("Engine: the caller's command queue does not belong to the caller's context");
+  } catch (...) {
+    rethrow_cl("wrapping the caller's context and queue");
+  }
+  info_ = describe_device(device_);
+}
+
+uint64_t fnv1a(const std::string& text, uint64_t seed) {
+  uint64_t h = seed;
+  for (unsigned char c : text) {
+    h ^= c;
+    h *= 1099511628211ull;
+  }
+  return h;
+}
+
+struct ProgramCache::Entry {
+  cl::Context context;  // retained: keeps the handle from being reused while we key by it
+  cl_device_id device;
+  uint64_t hash;
+  std::string code, options, entry;
+  cl::Program program;
+  cl::Kernel kernel;
+  std::mutex mutex;
+};
+
+ProgramCache& ProgramCache::instance() {
+  static ProgramCache cache;
+  return cache;
+}
+
+std::shared_ptr<ProgramCache::Entry> ProgramCache::find(const cl::Context& ctx, const cl::Device& dev,
+                                                        const KernelSource& src, uint64_t h) {
+  auto range = entries_.equal_range(h);
+  for (auto it = range.first; it != range.second; ++it) {
+    const auto& e = it->second;
+    if (e->context() == ctx() && e->device == dev() && e->code == src.code && e->options == src.options &&
+        e->entry == src.entry)
+      return e;
+  }
+  return nullptr;
+}
+
+void ProgramCache::build(const cl::Context& ctx, const cl::Device& dev, const std::vector<KernelSource>& sources) {
+  std::lock_guard<std::mutex> guard(mutex_);
+  // Group what is missing by build options: one program per group.
+  std::vector<std::pair<std::string, std::vector<const KernelSource*>>> groups;
+  std::vector<uint64_t> seen;
+  for (const KernelSource& s : sources) {
+    uint64_t h = fnv1a(s.code + "\n//" + s.options);
+    if (find(ctx, dev, s, h) || std::find(seen.begin(), seen.end(), h) != seen.end()) continue;
+    seen.push_back(h);
+    auto g = std::find_if(groups.begin(), groups.end(), [&](const auto& x) { return x.first == s.options; });
+    if (g == groups.end()) groups.push_back({s.options, {&s}});
+    else g->second.push_back(&s);
+  }
+  for (const auto& [options, members] : groups) {
+    std::string text = embedded_kernel("common.cl");
+    for (const KernelSource* s : members) text += "\n" + s->code;
+    cl::Program program;
+    try {
+      program = cl::Program(ctx, text);
+      program.build(std::vector<cl::Device>{dev}, options.c_str());
+    } catch (const cl::BuildError& e) {
+      std::string log;
+      for (const auto& pair : e.getBuildLog()) log += pair.second;
+      throw Error(std::string("clBuildProgram failed: ") + cl_error_name(e.err()) + " (" + std::to_string(e.err()) +
+                  ") for " + std::to_string(members.size()) + " kernel(s) starting with " + members.front()->entry +
+                  "; build log:\n" + log);
+    } catch (...) {
+      rethrow_cl("building " + members.front()->entry);
+    }
+    ++stats_.programs_built;
+    for (const KernelSource* s : members) {
+      auto e = std::make_shared<Entry>();
+      e->context = ctx;
+      e->device = dev();
+      e->hash = fnv1a(s->code + "\n//" + s->options);
+      e->code = s->code;
+      e->options = s->options;
+      e->entry = s->entry;
+      e->program = program;
+      try {
+        e->kernel = cl::Kernel(program, s->entry.c_str());
+      } catch (...) {
+        rethrow_cl("creating kernel " + s->entry);
+      }
+      entries_.emplace(e->hash, e);
+      ++stats_.kernels_built;
+    }
+  }
+}
+
+LockedKernel ProgramCache::kernel(const cl::Context& ctx, const cl::Device& dev, const KernelSource& src) {
+  uint64_t h = fnv1a(src.code + "\n//" + src.options);
+  std::shared_ptr<Entry> e;
+  {
+    std::lock_guard<std::mutex> guard(mutex_);
+    e = find(ctx, dev, src, h);
+    if (e) ++stats_.hits;
+  }
+  if (!e) {
+    build(ctx, dev, {src});
+    std::lock_guard<std::mutex> guard(mutex_);
+    e = find(ctx, dev, src, h);
+  }
+  if (!e) throw Error("program cache lost kernel " + src.entry);
+  LockedKernel out{e->kernel, std::unique_lock<std::mutex>(e->mutex)};
+  return out;
+}
+
+CacheStats ProgramCache::stats() const {
+  std::lock_guard<std::mutex> guard(mutex_);
+  return stats_;
+}
+
+void ProgramCache::clear() {
+  std::lock_guard<std::mutex> guard(mutex_);
+  entries_.clear();
+}
+
+}  // namespace clreorder
