@@ -195,7 +195,8 @@ void Format::finish(const std::string& name) {
         block_before_outer = true;
       }
     }
-    if (outer != 1) fail(name, "axis '" + axes + "' has " + std::to_string(outer) + " outer parts, expected 1");
+    if (outer == 0) fail(name, "axis '" + axes + "' has blocks but no outer part '" + axes + "s'");
+    if (outer > 1) fail(name, "axis '" + axes + "' appears twice");
     if (block_before_outer) fail(name, "a block of '" + axes + "' comes before its outer part '" + axes + "s'");
     if (axes.size() > 1) {
       std::string canon_sub;

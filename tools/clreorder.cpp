@@ -9,6 +9,7 @@
 #include <set>
 #include <sstream>
 
+#include "clreorder/bench.hpp"
 #include "clreorder/error.hpp"
 #include "clreorder/format.hpp"
 #include "clreorder/reference.hpp"
@@ -29,6 +30,9 @@ commands:
       [--src-pad-lower ..] [--src-pad-upper ..] [--dst-pad-lower ..] [--dst-pad-upper ..]
       [--input FILE] [--output FILE] [--check] [--device SPEC] [--impl NAME]
                                reorder on the device; prints the implementation, kernel time and GB/s
+  bench --from FMT --to FMT --shape ... [same layout options] [--impl NAME] [--runs N] [--json]
+                               time the reorder (median of N runs, default 25, after warm-up) against
+                               clEnqueueCopyBuffer of the destination's bytes in the same run
   source --from FMT --to FMT --shape ... [same layout options] [--impl NAME]
                                print the generated OpenCL C
   demo                         bfyx -> b_fs_yx_fsv16 on a small odd shape, checked, with a short explain
@@ -253,6 +257,26 @@ int cmd_run(const Args& a) {
   return run_reorder(engine, pr, a.get("input"), a.get("output"), a.has("check"), a.get("impl"));
 }
 
+int cmd_bench(const Args& a) {
+  Pair pr = pair_from(a);
+  Engine engine = Engine::open(a.get("device"));
+  int runs = a.has("runs") ? static_cast<int>(parse_dims(a.get("runs")).at(0)) : 25;
+  BenchResult r = bench_reorder(engine, pr.src, pr.dst, a.get("impl"), runs);
+  if (a.has("json")) {
+    std::printf("%s\n", r.json(pr.src, pr.dst).c_str());
+    return 0;
+  }
+  std::printf("device: %s / %s\n", engine.info().platform.c_str(), engine.info().name.c_str());
+  std::printf("reorder: %s -> %s\n", pr.src.describe().c_str(), pr.dst.describe().c_str());
+  std::printf("impl: %s, %d runs (medians)\n", r.impl.c_str(), r.runs);
+  std::printf("reorder: %.4f ms (kernel %.4f ms), %.2f GB/s logical, %.2f GB/s physical\n", r.median_ms, r.kernel_ms,
+              r.gbps_logical, r.gbps_physical);
+  std::printf("copy:    %.4f ms, %.2f GB/s (clEnqueueCopyBuffer of %lld bytes)\n", r.copy_ms, r.copy_gbps,
+              static_cast<long long>(pr.dst.bytes()));
+  std::printf("ratio:   %.3f of copy bandwidth\n", r.ratio);
+  return 0;
+}
+
 int cmd_source(const Args& a) {
   Pair pr = pair_from(a);
   DeviceInfo dev;
@@ -309,6 +333,11 @@ int main(int argc, char** argv) {
       std::set<std::string> opts = layout_opts;
       opts.insert({"input", "output"});
       return cmd_run(Args(argc, argv, 2, opts, {"check"}));
+    }
+    if (cmd == "bench") {
+      std::set<std::string> opts = layout_opts;
+      opts.insert("runs");
+      return cmd_bench(Args(argc, argv, 2, opts, {"json"}));
     }
     if (cmd == "demo") return cmd_demo();
     std::fprintf(stderr, "clreorder: unknown command '%s'\n\n%s", cmd.c_str(), kUsage);

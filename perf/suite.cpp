@@ -1,0 +1,112 @@
+// The performance suite: the reorder cases that inference runtimes hit most, each timed against
+// clEnqueueCopyBuffer of the same bytes in the same run (clreorder::bench_reorder). Writes a markdown table
+// and a CSV; the README's table comes from here.
+//   clreorder_suite [--runs N] [--impl NAME] [--out DIR] [--filter SUBSTRING]
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "clreorder/bench.hpp"
+#include "clreorder/error.hpp"
+#include "clreorder/format.hpp"
+
+using namespace clreorder;
+
+namespace {
+
+struct SuiteCase {
+  const char* from;
+  const char* to;
+  const char* shape;
+  const char* dtype;
+  const char* to_dtype;
+};
+
+const SuiteCase kCases[] = {
+    {"bfyx", "b_fs_yx_fsv16", "8,256,56,56", "f32", "f32"},
+    {"b_fs_yx_fsv16", "bfyx", "8,256,56,56", "f32", "f32"},
+    {"bfyx", "byxf", "8,256,56,56", "f32", "f32"},
+    {"byxf", "b_fs_yx_fsv16", "32,64,56,56", "f32", "f32"},
+    {"bfyx", "b_fs_yx_fsv32", "1,64,112,112", "f32", "f32"},
+    {"bfyx", "bs_fs_yx_bsv16_fsv16", "32,64,56,56", "f32", "f32"},
+    {"bfyx", "b_fs_yx_fsv16", "1,3,224,224", "f32", "f32"},
+    {"bfyx", "b_fs_yx_fsv16", "8,256,56,56", "f32", "f16"},
+    {"bfyx", "byxf", "8,64,112,112", "u8", "f32"},
+    {"bfzyx", "b_fs_zyx_fsv16", "1,32,32,64,64", "f32", "f32"},
+    {"fs_b_yx_fsv32", "bfyx", "8,64,56,56", "f32", "f32"},
+    {"oiyx", "os_is_yx_isv16_osv16", "256,256,3,3", "f32", "f32"},
+    {"oiyx", "os_iyx_osv16", "512,512,1,1", "f32", "f32"},
+    {"goiyx", "gs_oiyx_gsv16", "32,1,1,3,3", "f32", "f32"},
+    {"oiyx", "os_is_yx_osa4_isa8_osv8_isv4", "256,256,3,3", "i8", "i8"},
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int runs = 25;
+  std::string impl, out = ".", filter;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    auto value = [&]() -> std::string {
+      if (i + 1 >= argc) throw Error("option " + a + " needs a value");
+      return argv[++i];
+    };
+    try {
+      if (a == "--runs") runs = std::stoi(value());
+      else if (a == "--impl") impl = value();
+      else if (a == "--out") out = value();
+      else if (a == "--filter") filter = value();
+      else throw Error("unknown option '" + a + "' (use --runs N, --impl NAME, --out DIR, --filter TEXT)");
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "clreorder_suite: %s\n", e.what());
+      return 2;
+    }
+  }
+  try {
+    Engine engine = Engine::open();
+    std::string md = "| case | dtype | impl | ms | GB/s logical | GB/s physical | copy GB/s | ratio to copy |\n"
+                     "|---|---|---|---:|---:|---:|---:|---:|\n";
+    std::string csv = "from,to,shape,dtype,to_dtype,impl,median_ms,kernel_ms,copy_ms,gbps_logical,gbps_physical,copy_gbps,ratio\n";
+    double log_sum = 0;
+    int n = 0;
+    double worst = 1e9;
+    for (const SuiteCase& c : kCases) {
+      std::string label = std::string(c.from) + " -> " + c.to + " " + c.shape;
+      if (!filter.empty() && label.find(filter) == std::string::npos) continue;
+      Dims shape = parse_dims(c.shape);
+      Layout src(format_from_name(c.from), parse_data_type(c.dtype), shape);
+      Layout dst(format_from_name(c.to), parse_data_type(c.to_dtype), shape);
+      BenchResult r = bench_reorder(engine, src, dst, impl, runs);
+      char row[512];
+      std::string types = std::string(c.dtype) + (std::string(c.dtype) == c.to_dtype ? "" : std::string("->") + c.to_dtype);
+      std::snprintf(row, sizeof row, "| %s -> %s %s | %s | %s | %.3f | %.2f | %.2f | %.2f | %.3f |\n", c.from, c.to,
+                    c.shape, types.c_str(), r.impl.c_str(), r.median_ms, r.gbps_logical, r.gbps_physical, r.copy_gbps,
+                    r.ratio);
+      md += row;
+      std::printf("%s", row);
+      std::fflush(stdout);
+      std::snprintf(row, sizeof row, "%s,%s,\"%s\",%s,%s,%s,%.5f,%.5f,%.5f,%.3f,%.3f,%.3f,%.4f\n", c.from, c.to, c.shape,
+                    c.dtype, c.to_dtype, r.impl.c_str(), r.median_ms, r.kernel_ms, r.copy_ms, r.gbps_logical,
+                    r.gbps_physical, r.copy_gbps, r.ratio);
+      csv += row;
+      log_sum += std::log(r.ratio);
+      worst = std::min(worst, r.ratio);
+      ++n;
+    }
+    char summary[256];
+    std::snprintf(summary, sizeof summary, "\ngeometric mean of ratio to copy: %.3f over %d cases; lowest %.3f\n",
+                  n ? std::exp(log_sum / n) : 0.0, n, n ? worst : 0.0);
+    md += summary;
+    std::printf("%s", summary);
+    std::ofstream(out + "/suite.md") << "Device: " << engine.info().platform << " / " << engine.info().name
+                                     << ", median of " << runs << " runs per case.\n\n" << md;
+    std::ofstream(out + "/suite.csv") << csv;
+    std::printf("wrote %s/suite.md and %s/suite.csv\n", out.c_str(), out.c_str());
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "clreorder_suite: error: %s\n", e.what());
+    return 2;
+  }
+  return 0;
+}

@@ -1,0 +1,340 @@
+// Device tests on the default OpenCL device (PoCL in CI): every data format to and from plain and every
+// pair inside each rank on shapes that are not block multiples, data type pairs on random bit patterns,
+// padding, byte offsets, the offset probe against the host plan, the program cache and error messages.
+// The destination is always pre-filled with a non-zero pattern, so the zeros must be written.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <functional>
+#include <map>
+
+#include "clreorder/format.hpp"
+#include "clreorder/reference.hpp"
+#include "clreorder/reorder.hpp"
+#include "probe.hpp"
+#include "test_support.hpp"
+
+using namespace clreorder;
+using clreorder_test::compare_bytes;
+using clreorder_test::random_bytes;
+
+namespace {
+
+struct Case {
+  Layout src, dst;
+  std::string label;
+};
+
+// The source and the destination buffers sit at byte offsets, the destination pre-filled with 0xCD.
+std::string run_case(const Engine& e, const Case& c, const std::vector<uint8_t>& src, const std::string& force = "",
+                     size_t src_off = 0, size_t dst_off = 0) {
+  std::vector<uint8_t> want(static_cast<size_t>(c.dst.bytes()), 0xCD);
+  reference_reorder(c.src, src.data(), c.dst, want.data());
+  cl::Buffer s(e.context(), CL_MEM_READ_WRITE, src_off + src.size());
+  cl::Buffer d(e.context(), CL_MEM_READ_WRITE, dst_off + want.size());
+  e.queue().enqueueWriteBuffer(s, CL_FALSE, src_off, src.size(), src.data());
+  std::vector<uint8_t> fill(dst_off + want.size(), 0xCD);
+  e.queue().enqueueWriteBuffer(d, CL_FALSE, 0, fill.size(), fill.data());
+  ReorderOptions opt;
+  opt.force_impl = force;
+  reorder(e, s, src_off, c.src, d, dst_off, c.dst, opt);
+  std::vector<uint8_t> got(fill.size());
+  e.queue().enqueueReadBuffer(d, CL_TRUE, 0, got.size(), got.data());
+  for (size_t i = 0; i < dst_off; ++i)
+    if (got[i] != 0xCD) return "wrote before the destination offset at byte " + std::to_string(i);
+  std::string diff = compare_bytes(std::vector<uint8_t>(got.begin() + static_cast<std::ptrdiff_t>(dst_off), got.end()), want);
+  return diff.empty() ? "" : c.label + ": " + diff;
+}
+
+// Compiles every case's kernel in one program, then runs and checks each.
+void run_batch(const Engine& e, const std::vector<Case>& cases, bool random_source = false) {
+  std::vector<std::pair<Layout, Layout>> pairs;
+  for (const Case& c : cases) pairs.emplace_back(c.src, c.dst);
+  prepare(e, pairs);
+  int failures = 0;
+  for (size_t i = 0; i < cases.size(); ++i) {
+    const Case& c = cases[i];
+    std::vector<uint8_t> src = random_source ? random_bytes(static_cast<size_t>(c.src.bytes()), i) : make_pattern(c.src);
+    std::string err = run_case(e, c, src);
+    if (!err.empty() && ++failures <= 20) ADD_FAILURE() << err;
+  }
+  EXPECT_EQ(failures, 0) << "of " << cases.size() << " cases";
+}
+
+std::vector<Format> supported_data_formats(int rank) {
+  std::vector<Format> out;
+  for (const FormatEntry& e : registry()) {
+    if (!e.unsupported.empty()) continue;
+    Format f = Format::parse(e.name);
+    if (f.kind() == FormatKind::data && f.rank() == rank) out.push_back(f);
+  }
+  return out;
+}
+
+Dims odd_shape(int rank, int64_t b) {
+  Dims d = {b, 19};
+  const int64_t spatial[] = {3, 2, 2, 3, 5, 7};  // v u w z y x
+  for (int a = 2; a < rank; ++a) d.push_back(spatial[6 - (rank - a)]);
+  return d;
+}
+
+std::string plain_order(int rank) { return std::string("bf") + std::string("vuwzyx").substr(8 - rank); }
+
+Case make_case(const Format& s, const Format& d, const Dims& shape, DataType st = DataType::f32,
+               DataType dt = DataType::f32, Dims slo = {}, Dims sup = {}, Dims dlo = {}, Dims dup = {}) {
+  Layout src(s, st, shape, slo, sup), dst(d, dt, shape, dlo, dup);
+  return Case{src, dst, src.describe() + " -> " + dst.describe()};
+}
+
+}  // namespace
+
+TEST(Device, EveryDataFormatToAndFromPlain) {
+  REQUIRE_DEVICE(e);
+  std::vector<Case> cases;
+  for (int rank = 2; rank <= 8; ++rank) {
+    Format plain = Format::parse(plain_order(rank));
+    for (const Format& f : supported_data_formats(rank)) {
+      for (int64_t b : {3, 17}) {
+        cases.push_back(make_case(plain, f, odd_shape(rank, b)));
+        cases.push_back(make_case(f, plain, odd_shape(rank, b)));
+      }
+    }
+  }
+  EXPECT_GT(cases.size(), 200u);
+  run_batch(*e, cases);
+}
+
+class EveryPairInsideRank : public ::testing::TestWithParam<int> {};
+
+TEST_P(EveryPairInsideRank, AllOrderedPairs) {
+  REQUIRE_DEVICE(e);
+  const int rank = GetParam();
+  std::vector<Format> formats = supported_data_formats(rank);
+  std::vector<Case> cases;
+  for (const Format& a : formats)
+    for (const Format& b : formats) cases.push_back(make_case(a, b, odd_shape(rank, 3)));
+  ASSERT_FALSE(cases.empty());
+  run_batch(*e, cases);
+}
+
+INSTANTIATE_TEST_SUITE_P(Data, EveryPairInsideRank, ::testing::Values(2, 4, 5),
+                         [](const ::testing::TestParamInfo<int>& i) { return "rank" + std::to_string(i.param); });
+
+// Random bit patterns exercise NaN payloads, infinities, subnormals, ties and saturation on every pair.
+TEST(Device, EveryDataTypePairOnRandomBits) {
+  REQUIRE_DEVICE(e);
+  std::vector<Case> cases;
+  const std::pair<const char*, const char*> formats[] = {{"bfyx", "b_fs_yx_fsv16"}, {"b_fs_yx_fsv16", "byxf"}, {"byxf", "byxf"}};
+  for (const auto& [s, d] : formats)
+    for (DataType st : all_data_types())
+      for (DataType dt : all_data_types())
+        cases.push_back(make_case(Format::parse(s), Format::parse(d), {2, 19, 5, 7}, st, dt));
+  run_batch(*e, cases, true);
+}
+
+// Every f16 and bf16 pattern, and f32 edge values, converted to every type on the device, against the host.
+TEST(Device, ConversionsMatchTheHostBitForBit) {
+  REQUIRE_DEVICE(e);
+  Format plain = Format::parse("bfyx");
+  std::vector<uint8_t> all16(65536 * 2);
+  for (uint32_t h = 0; h < 65536; ++h) std::memcpy(&all16[h * 2], &h, 2);
+  std::vector<float> edges = {0.0f, -0.0f, 0.5f, 1.5f, 2.5f, -2.5f, 127.5f, 128.0f, -128.5f, 255.5f, 256.0f, 65504.0f,
+                              65519.99f, 65520.0f, 1e10f, -1e10f, 2147483520.0f, 2147483648.0f, -2147483904.0f,
+                              9.2233715e18f, 9.223372e18f, std::ldexp(1.0f, -24), std::ldexp(1.0f, -25),
+                              std::ldexp(1.5f, -25), std::ldexp(1.0f, -14), std::ldexp(1.0f, -149), 1.0f + std::ldexp(1.0f, -11),
+                              1.0f + std::ldexp(3.0f, -11), 1.0f + std::ldexp(1.0f, -8), INFINITY, -INFINITY, NAN,
+                              std::nanf("0x12345"), -std::nanf("0x400001")};
+  std::vector<uint8_t> f32(edges.size() * 4);
+  std::memcpy(f32.data(), edges.data(), f32.size());
+  int failures = 0;
+  for (DataType to : all_data_types()) {
+    for (DataType from : {DataType::f16, DataType::bf16, DataType::f32}) {
+      const std::vector<uint8_t>& src = from == DataType::f32 ? f32 : all16;
+      Dims shape = {1, 1, 1, static_cast<int64_t>(src.size() / size_of(from))};
+      Case c{Layout(plain, from, shape), Layout(plain, to, shape),
+             std::string("bfyx ") + to_string(from) + " -> " + to_string(to)};
+      std::string err = run_case(*e, c, src);
+      if (!err.empty() && ++failures) ADD_FAILURE() << err;
+    }
+  }
+}
+
+TEST(Device, PaddedSourcesAndDestinations) {
+  REQUIRE_DEVICE(e);
+  std::vector<Case> cases;
+  const Dims shape = {3, 19, 5, 7};
+  const Dims lo1 = {0, 3, 1, 2}, up1 = {1, 2, 0, 1}, lo2 = {1, 0, 2, 0}, up2 = {0, 5, 1, 3};
+  const char* names[] = {"bfyx", "byxf", "b_fs_yx_fsv16", "b_fs_yx_fsv4", "bs_fs_yx_bsv16_fsv16", "fs_b_yx_fsv32", "yxfb"};
+  for (const char* s : names)
+    for (const char* d : names) {
+      cases.push_back(make_case(Format::parse(s), Format::parse(d), shape, DataType::f32, DataType::f32, lo1, up1, {}, {}));
+      cases.push_back(make_case(Format::parse(s), Format::parse(d), shape, DataType::f32, DataType::f16, {}, {}, lo2, up2));
+      cases.push_back(make_case(Format::parse(s), Format::parse(d), shape, DataType::u8, DataType::f32, lo2, up1, lo1, up2));
+    }
+  cases.push_back(make_case(Format::parse("bfzyx"), Format::parse("b_fs_zyx_fsv16"), {2, 19, 3, 5, 7}, DataType::f32,
+                            DataType::f32, {0, 1, 1, 0, 2}, {1, 0, 2, 1, 0}, {0, 2, 0, 1, 1}, {0, 1, 1, 0, 1}));
+  cases.push_back(make_case(Format::parse("bfwzyx"), Format::parse("fbwzyx"), {2, 3, 2, 3, 4, 5}, DataType::i32,
+                            DataType::i64, {1, 0, 1, 0, 1, 0}, {0, 1, 0, 1, 0, 1}, {0, 0, 1, 1, 0, 0}, {1, 1, 0, 0, 1, 1}));
+  run_batch(*e, cases);
+}
+
+TEST(Device, DataIntoWeightsOfTheSameRank) {
+  REQUIRE_DEVICE(e);
+  std::vector<Case> cases;
+  for (const char* w : {"oiyx", "os_iyx_osv16", "os_is_yx_isv16_osv16", "os_is_yx_osa4_isa8_osv8_isv4"}) {
+    cases.push_back(make_case(Format::parse("bfyx"), Format::parse(w), {33, 17, 3, 3}));
+    cases.push_back(make_case(Format::parse(w), Format::parse("b_fs_yx_fsv16"), {33, 17, 3, 3}));
+  }
+  run_batch(*e, cases);
+}
+
+TEST(Device, ByteOffsetsInsideBuffers) {
+  REQUIRE_DEVICE(e);
+  Case c = make_case(Format::parse("bfyx"), Format::parse("b_fs_yx_fsv16"), {3, 19, 5, 7});
+  EXPECT_EQ(run_case(*e, c, make_pattern(c.src), "", 12, 40), "");
+  Case h = make_case(Format::parse("byxf"), Format::parse("bfyx"), {2, 5, 3, 3}, DataType::f16, DataType::f16);
+  EXPECT_EQ(run_case(*e, h, make_pattern(h.src), "", 2, 6), "");
+}
+
+// The device evaluates the generated offset code; the host evaluates the plan. They must agree everywhere.
+TEST(Device, DeviceComputesTheSameOffsetsAsTheHostPlan) {
+  REQUIRE_DEVICE(e);
+  std::vector<std::pair<Layout, Layout>> pairs;
+  std::vector<std::string> names;
+  for (const FormatEntry& r : registry())
+    if (r.unsupported.empty()) names.push_back(r.name);
+  for (const std::string& n : names) {
+    Format f = Format::parse(n);
+    Dims shape = f.kind() == FormatKind::data ? odd_shape(f.rank(), 17) : Dims{};
+    if (f.kind() != FormatKind::data) {
+      shape = f.kind() == FormatKind::grouped_weights ? Dims{3, 33, 17} : Dims{33, 17};
+      for (int a = static_cast<int>(shape.size()); a < f.rank(); ++a) shape.push_back(a % 2 ? 3 : 2);
+    }
+    Dims lo(f.rank(), 0), up(f.rank(), 0);
+    lo[1] = 2;
+    up[f.rank() - 1] = 1;
+    Layout padded(f, DataType::f32, shape, lo, up);
+    Layout plain(Format::parse(f.axes()), DataType::f32, shape);
+    pairs.emplace_back(padded, plain);
+    pairs.emplace_back(plain, padded);
+  }
+  std::vector<KernelSource> sources;
+  for (const auto& [s, d] : pairs) sources.push_back(offset_probe_source(s, d));
+  ProgramCache::instance().build(e->context(), e->device(), sources);
+  for (size_t i = 0; i < pairs.size(); ++i) {
+    const Layout& s = pairs[i].first;
+    const Layout& d = pairs[i].second;
+    const size_t ns = static_cast<size_t>(s.logical_elements()), nd = static_cast<size_t>(d.plan().digit_space);
+    cl::Buffer so(e->context(), CL_MEM_WRITE_ONLY, ns * 8), doff(e->context(), CL_MEM_WRITE_ONLY, nd * 8),
+        dco(e->context(), CL_MEM_WRITE_ONLY, nd * 8);
+    LockedKernel k = ProgramCache::instance().kernel(e->context(), e->device(), sources[i]);
+    k.kernel.setArg(0, so);
+    k.kernel.setArg(1, doff);
+    k.kernel.setArg(2, dco);
+    e->queue().enqueueNDRangeKernel(k.kernel, cl::NullRange, cl::NDRange((std::max(ns, nd) + 63) / 64 * 64), cl::NDRange(64));
+    std::vector<int64_t> src_off(ns), dst_off(nd), dst_coord(nd);
+    e->queue().enqueueReadBuffer(so, CL_FALSE, 0, ns * 8, src_off.data());
+    e->queue().enqueueReadBuffer(doff, CL_FALSE, 0, nd * 8, dst_off.data());
+    e->queue().enqueueReadBuffer(dco, CL_TRUE, 0, nd * 8, dst_coord.data());
+    Dims c(s.rank(), 0);
+    for (size_t n = 0; n < ns; ++n) {
+      ASSERT_EQ(src_off[n], s.plan().offset(c.data())) << s.describe() << " coord " << dims_to_string(c, ",");
+      for (int a = s.rank() - 1; a >= 0 && ++c[a] == s.dims()[a]; --a) c[a] = 0;
+    }
+    int64_t hc[8], ho;
+    for (size_t p = 0; p < nd; ++p) {
+      bool valid = d.plan().decode(static_cast<int64_t>(p), &ho, hc);
+      int64_t linear = 0;
+      for (int a = 0; a < d.rank(); ++a) linear = linear * d.dims()[a] + hc[a];
+      ASSERT_EQ(dst_off[p], ho) << d.describe() << " tuple " << p;
+      ASSERT_EQ(dst_coord[p], valid ? linear : -1) << d.describe() << " tuple " << p;
+    }
+  }
+}
+
+TEST(Device, RepeatedReorderCompilesNothing) {
+  REQUIRE_DEVICE(e);
+  Case c = make_case(Format::parse("bfyx"), Format::parse("bs_fs_yx_bsv16_fsv16"), {5, 21, 3, 2}, DataType::f32, DataType::bf16);
+  std::vector<uint8_t> src = make_pattern(c.src);
+  EXPECT_EQ(run_case(*e, c, src), "");
+  CacheStats before = ProgramCache::instance().stats();
+  for (int i = 0; i < 3; ++i) EXPECT_EQ(run_case(*e, c, src), "");
+  CacheStats after = ProgramCache::instance().stats();
+  EXPECT_EQ(after.programs_built, before.programs_built);
+  EXPECT_EQ(after.kernels_built, before.kernels_built);
+  EXPECT_EQ(after.hits, before.hits + 3);
+}
+
+TEST(Device, PrepareBuildsManyKernelsInOneProgram) {
+  REQUIRE_DEVICE(e);
+  std::vector<std::pair<Layout, Layout>> pairs;
+  for (int64_t f = 1; f <= 20; ++f)
+    pairs.emplace_back(Layout(Format::parse("bfyx"), DataType::f32, {2, f, 3, 3}),
+                       Layout(Format::parse("b_fs_yx_fsv8"), DataType::f32, {2, f, 3, 3}));
+  CacheStats before = ProgramCache::instance().stats();
+  prepare(*e, pairs);
+  CacheStats mid = ProgramCache::instance().stats();
+  EXPECT_EQ(mid.programs_built, before.programs_built + 1);
+  EXPECT_EQ(mid.kernels_built, before.kernels_built + 20);
+  prepare(*e, pairs);  // all cached: nothing to build
+  EXPECT_EQ(ProgramCache::instance().stats().programs_built, mid.programs_built);
+  for (const auto& [s, d] : pairs) EXPECT_EQ(run_case(*e, Case{s, d, s.describe()}, make_pattern(s)), "");
+  EXPECT_EQ(ProgramCache::instance().stats().programs_built, mid.programs_built);
+}
+
+TEST(Device, CallersContextAndQueue) {
+  REQUIRE_DEVICE(e);
+  cl::Context ctx(e->device());
+  cl::CommandQueue q(ctx, e->device());
+  Engine mine(ctx(), q());
+  EXPECT_EQ(mine.info().name, e->info().name);
+  Case c = make_case(Format::parse("byxf"), Format::parse("b_fs_yx_fsv32"), {2, 33, 3, 4});
+  EXPECT_EQ(run_case(mine, c, make_pattern(c.src)), "");
+  ReorderResult r;
+  reorder(mine, make_pattern(c.src), c.src, c.dst, {}, &r);
+  EXPECT_EQ(r.kernel_ms, -1);  // the caller's queue has no profiling
+}
+
+TEST(Device, BadInputGetsClearErrors) {
+  REQUIRE_DEVICE(e);
+  auto msg = [](const std::function<void()>& f) {
+    try {
+      f();
+    } catch (const Error& x) {
+      return std::string(x.what());
+    }
+    return std::string();
+  };
+  Layout src(Format::parse("bfyx"), DataType::f32, {2, 3, 4, 5});
+  Layout dst(Format::parse("b_fs_yx_fsv16"), DataType::f32, {2, 3, 4, 5});
+  cl::Buffer small(e->context(), CL_MEM_READ_WRITE, 100), big(e->context(), CL_MEM_READ_WRITE, 1 << 16);
+  EXPECT_NE(msg([&] { reorder(*e, small, 0, src, big, 0, dst); }).find("source buffer holds 100 bytes"), std::string::npos);
+  EXPECT_NE(msg([&] { reorder(*e, big, 0, src, small, 0, dst); }).find("destination buffer holds 100 bytes"), std::string::npos);
+  EXPECT_NE(msg([&] { reorder(*e, big, 2, src, big, 0, dst); }).find("byte offset 2"), std::string::npos);
+  EXPECT_NE(msg([&] { reorder(*e, std::vector<uint8_t>(7), src, dst); }).find("source holds 7 bytes"), std::string::npos);
+  Layout other(Format::parse("bfyx"), DataType::f32, {2, 3, 4, 6});
+  EXPECT_NE(msg([&] { reorder(*e, big, 0, src, big, 0, other); }).find("cannot reorder"), std::string::npos);
+  ReorderOptions force;
+  force.force_impl = "no_such_impl";
+  EXPECT_NE(msg([&] { reorder(*e, big, 0, src, big, 4096, dst, force); }).find("unknown reorder implementation 'no_such_impl'"),
+            std::string::npos);
+  std::string none = msg([] { choose_device("no-such-device-xyz"); });
+  EXPECT_NE(none.find("'no-such-device-xyz' matches no OpenCL device"), std::string::npos);
+  EXPECT_NE(none.find(e->info().name), std::string::npos);  // lists the devices there are
+  EXPECT_NE(msg([] { choose_device("999"); }).find("'999'"), std::string::npos);
+}
+
+TEST(Device, ForcedGenericIsTheFallbackForEveryPair) {
+  REQUIRE_DEVICE(e);
+  const KernelSelector& ks = KernelSelector::instance();
+  ASSERT_FALSE(ks.impls().empty());
+  EXPECT_STREQ(ks.impls().back()->name(), "generic");
+  Case c = make_case(Format::parse("yxfb"), Format::parse("bs_fs_yx_bsv32_fsv16"), {17, 19, 2, 3}, DataType::i8, DataType::f32);
+  EXPECT_EQ(run_case(*e, c, random_bytes(static_cast<size_t>(c.src.bytes()), 7), "generic"), "");
+  for (const auto& [name, reason] : ks.explain(ReorderParams{c.src, c.dst, e->info()}))
+    if (name == std::string("generic")) {
+      EXPECT_EQ(reason, "");
+    }
+}

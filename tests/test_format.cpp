@@ -1,0 +1,302 @@
+// Host tests of the format model: grammar round trip, malformed names, golden offsets from the documents,
+// the offset model as a bijection, and the element conversions.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <cstring>
+#include <functional>
+#include <map>
+#include <set>
+
+#include "clreorder/error.hpp"
+#include "clreorder/format.hpp"
+#include "clreorder/layout.hpp"
+#include "clreorder/reference.hpp"
+#include "test_support.hpp"
+
+using namespace clreorder;
+
+namespace {
+
+Layout L(const std::string& fmt, Dims dims, Dims lo = {}, Dims up = {}, DataType t = DataType::f32) {
+  return Layout(format_from_name(fmt), t, std::move(dims), std::move(lo), std::move(up));
+}
+
+std::string error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+}  // namespace
+
+TEST(Grammar, EveryRegisteredNameRoundTrips) {
+  int supported = 0;
+  for (const FormatEntry& e : registry()) {
+    if (!e.unsupported.empty()) continue;
+    ++supported;
+    Format f = Format::parse(e.name);
+    EXPECT_EQ(f.name(), e.name);
+    EXPECT_EQ(Format::parse(f.name()), f) << e.name;
+  }
+  EXPECT_EQ(supported, 131);  // 141 rows less nv12, image_2d_* and winograd_* (10 rows)
+}
+
+TEST(Grammar, RegistryCountsAndKinds) {
+  std::map<FormatKind, int> kinds;
+  for (const FormatEntry& e : registry())
+    if (e.unsupported.empty()) ++kinds[Format::parse(e.name).kind()];
+  EXPECT_EQ(kinds[FormatKind::data], 52);
+  EXPECT_EQ(kinds[FormatKind::weights], 48);
+  EXPECT_EQ(kinds[FormatKind::grouped_weights], 31);
+}
+
+TEST(Grammar, QueriesMatchTheTraitsTable) {
+  Format f = Format::parse("b_fs_yx_fsv16");
+  EXPECT_EQ(f.kind(), FormatKind::data);
+  EXPECT_EQ(f.rank(), 4);
+  EXPECT_EQ(f.axes(), "bfyx");
+  EXPECT_EQ(f.order(), "bfyx");
+  EXPECT_EQ(f.blocks_string(), "f16");
+  EXPECT_TRUE(f.is_blocked());
+  Format g = Format::parse("os_is_yx_osa4_isa8_osv8_isv4");
+  EXPECT_EQ(g.kind(), FormatKind::weights);
+  EXPECT_EQ(g.blocks_string(), "o4 i8 o8 i4");
+  EXPECT_EQ(Format::parse("fs_b_yx_fsv32").order(), "fbyx");
+  EXPECT_EQ(Format::parse("is_os_yx_isv16_osv16").order(), "ioyx");
+  EXPECT_EQ(Format::parse("g_os_zyx_is_osv16_isv4").order(), "gozyxi");
+  EXPECT_EQ(Format::parse("gs_oiyx_gsv16").kind(), FormatKind::grouped_weights);
+  EXPECT_EQ(Format::parse("bfvuwzyx").rank(), 8);
+  EXPECT_FALSE(Format::parse("yxfb").is_blocked());
+  EXPECT_EQ(Format::parse("yxfb").axes(), "bfyx");
+}
+
+TEST(Grammar, SpellingIsKeptButEqualityIsByElementOrder) {
+  EXPECT_EQ(Format::parse("fs_b_yx_fsv32").name(), "fs_b_yx_fsv32");
+  EXPECT_EQ(Format::parse("fs_byx_fsv32").name(), "fs_byx_fsv32");
+  EXPECT_EQ(Format::parse("fs_b_yx_fsv32"), Format::parse("fs_byx_fsv32"));
+  EXPECT_NE(Format::parse("bfyx"), Format::parse("byxf"));
+}
+
+TEST(Grammar, AliasesResolveToOpenVinoFormats) {
+  EXPECT_EQ(format_from_name("nChw16c").name(), "b_fs_yx_fsv16");
+  EXPECT_EQ(format_from_name("nhwc").name(), "byxf");
+  EXPECT_EQ(format_from_name("channels_last").name(), "byxf");
+  EXPECT_EQ(format_from_name("channels_last_3d").name(), "bzyxf");
+  EXPECT_EQ(format_from_name("NChw16n16c").name(), "bs_fs_yx_bsv16_fsv16");
+  EXPECT_EQ(format_from_name("OIhw16i16o").name(), "os_is_yx_isv16_osv16");
+}
+
+TEST(Grammar, MalformedNamesFailNamingTheOffendingPart) {
+  struct Case {
+    std::string name, must_contain;
+  };
+  const Case cases[] = {
+      {"", "empty"},
+      {"bfq", "'bfq'"},
+      {"b_fs_yx_fsq16", "'fsq16'"},
+      {"b_fs_yx_fsv", "'fsv'"},
+      {"b_fs_yx_fsv0", "at least 1"},
+      {"b__fs", "alignment suffix"},
+      {"bfyxb", "appears twice"},
+      {"b_f_yx_fsv16", "must be written 'fs'"},
+      {"b_fs_yx", "has no block"},
+      {"bfzx", "not a data"},
+      {"bfyx__aq32", "'__aq32'"},
+      {"b_fsv16_yx_fs", "comes before"},
+      {"oiyx_swizzled_by_x", "swizzle factor"},
+      {"bfyx_swizzled_by_2", "needs an o axis"},
+      {"b__fs_yx", "unknown alignment suffix"},
+      {"b_fs_yx_fsv16_", "empty part"},
+  };
+  for (const Case& c : cases) {
+    std::string msg = error_of([&] { Format::parse(c.name); });
+    EXPECT_NE(msg.find("'" + c.name + "'"), std::string::npos) << c.name << ": " << msg;
+    EXPECT_NE(msg.find(c.must_contain), std::string::npos) << c.name << ": " << msg;
+  }
+  EXPECT_NE(error_of([] { format_from_name("nv12"); }).find("not supported"), std::string::npos);
+  EXPECT_NE(error_of([] { format_from_name("winograd_2x3_s1_data"); }).find("not supported"), std::string::npos);
+}
+
+// Seed 000 (OpenVINO gpu_memory_formats.md): bfyx 2x2x2x2 in b_fs_yx_fsv16 is a 128-element buffer.
+TEST(Golden, Seed000BFsYxFsv16) {
+  Layout l = L("b_fs_yx_fsv16", {2, 2, 2, 2});
+  EXPECT_EQ(l.elements(), 128);
+  EXPECT_EQ(l.offset({0, 0, 0, 1}), 16);
+  EXPECT_EQ(l.offset({1, 0, 0, 0}), 64);
+  for (int64_t b = 0; b < 2; ++b)
+    for (int64_t f = 0; f < 2; ++f)
+      for (int64_t y = 0; y < 2; ++y)
+        for (int64_t x = 0; x < 2; ++x) EXPECT_EQ(l.offset({b, f, y, x}), f + 16 * (x + 2 * (y + 2 * b)));
+}
+
+// Seeds 003/004 (oneDNN "Understanding memory formats"): offset_nChw8c and C=17 padded to 24.
+TEST(Golden, OneDnnNChw8cFormulaAndPadding) {
+  const int64_t N = 2, C = 17, H = 5, W = 4, Cp = 24;
+  Layout l = L("nChw8c", {N, C, H, W});
+  EXPECT_EQ(l.elements(), N * Cp * H * W);
+  const Dims coords[] = {{0, 0, 0, 0}, {1, 16, 4, 3}, {0, 9, 2, 1}, {1, 7, 0, 3}, {0, 8, 4, 0}};
+  for (const Dims& c : coords) {
+    int64_t n = c[0], ch = c[1], h = c[2], w = c[3];
+    int64_t want = n * Cp * H * W + (ch / 8) * H * W * 8 + h * W * 8 + w * 8 + ch % 8;
+    EXPECT_EQ(l.offset(c), want) << dims_to_string(c, ",");
+  }
+  // nchw and nhwc from the same seed.
+  EXPECT_EQ(L("nchw", {N, C, H, W}).offset({1, 3, 2, 1}), 1 * C * H * W + 3 * H * W + 2 * W + 1);
+  EXPECT_EQ(L("nhwc", {N, C, H, W}).offset({1, 3, 2, 1}), 1 * H * W * C + 2 * W * C + 1 * C + 3);
+  EXPECT_EQ(L("chwn", {N, C, H, W}).offset({1, 3, 2, 1}), 3 * H * W * N + 2 * W * N + 1 * N + 1);
+}
+
+// FORMATS.md section 1 check values.
+TEST(Golden, FormatsMdCheckValues) {
+  EXPECT_EQ(L("bfyx", {2, 3, 4, 5}).offset({1, 2, 3, 4}), 119);
+  EXPECT_EQ(L("bfyx", {2, 3, 4, 5}, {0, 0, 1, 2}, {0, 0, 1, 1}).offset({1, 2, 3, 4}), 278);
+  Layout f16 = L("b_fs_yx_fsv16", {2, 20, 3, 5});
+  EXPECT_EQ(f16.offset({1, 17, 2, 4}), 945);
+  EXPECT_EQ(f16.elements(), 960);
+  Layout tail = L("b_fs_yx_fsv16", {1, 3, 1, 1});
+  EXPECT_EQ(tail.elements(), 16);
+  int64_t c[8], off;
+  for (int64_t p = 0; p < 16; ++p) {
+    bool valid = tail.plan().decode(p, &off, c);
+    EXPECT_EQ(off, p);
+    EXPECT_EQ(valid, p < 3) << p;
+    if (valid) {
+      EXPECT_EQ(c[1], p);
+    }
+  }
+  Layout g = L("g_os_iyx_osv16", {2, 20, 3, 2, 2});
+  EXPECT_EQ(g.offset({1, 17, 2, 1, 1}), 753);
+  EXPECT_EQ(g.elements(), 768);
+  // DESIGN-SKETCH.md: b_fs_yx_fsv16, dims (1,32,7,7): coord (0,18,6,6) -> offset 1554.
+  EXPECT_EQ(L("b_fs_yx_fsv16", {1, 32, 7, 7}).offset({0, 18, 6, 6}), 1554);
+}
+
+// The offset model is a bijection: logical coordinates map to distinct in-range offsets, and decoding the
+// physical buffer finds each of them exactly once, every other element being padding.
+TEST(Model, OffsetIsABijectionOntoTheNonPaddingElements) {
+  std::vector<std::string> names;
+  for (const FormatEntry& e : registry())
+    if (e.unsupported.empty()) names.push_back(e.name);
+  names.push_back("fbwzyx");
+  for (const std::string& name : names) {
+    Format f = Format::parse(name);
+    Dims dims(f.rank()), lo(f.rank()), up(f.rank());
+    const int64_t sizes[] = {3, 19, 5, 7, 2, 3, 2, 2};
+    for (int a = 0; a < f.rank(); ++a) {
+      dims[a] = sizes[a];
+      lo[a] = a % 3 == 1 ? 2 : a % 2;
+      up[a] = a % 3 == 2 ? 1 : 0;
+    }
+    for (bool padded : {false, true}) {
+      Layout l(f, DataType::f32, dims, padded ? lo : Dims{}, padded ? up : Dims{});
+      ASSERT_EQ(l.plan().digit_space, l.elements()) << name;
+      std::vector<int64_t> owner(static_cast<size_t>(l.elements()), -1);
+      int64_t c[8], off, valid_count = 0;
+      for (int64_t p = 0; p < l.plan().digit_space; ++p) {
+        bool valid = l.plan().decode(p, &off, c);
+        ASSERT_GE(off, 0);
+        ASSERT_LT(off, l.elements()) << name;
+        ASSERT_EQ(owner[static_cast<size_t>(off)], -1) << name << " offset " << off << " decoded twice";
+        owner[static_cast<size_t>(off)] = p;
+        if (!valid) continue;
+        ++valid_count;
+        ASSERT_EQ(l.plan().offset(c), off) << name << " padded " << padded;
+      }
+      EXPECT_EQ(valid_count, l.logical_elements()) << name;
+    }
+  }
+}
+
+TEST(Model, LayoutErrorsNameTheValue) {
+  EXPECT_NE(error_of([] { L("bfyx", {2, 3, 4}); }).find("shape 2,3,4 has 3 dims but format bfyx has rank 4"),
+            std::string::npos);
+  EXPECT_NE(error_of([] { L("bfyx", {2, 0, 4, 4}); }).find("dim 1 (f) is 0"), std::string::npos);
+  EXPECT_NE(error_of([] { L("bfyx", {2, 3, 4, 4}, {0, 0, -1, 0}); }).find("negative"), std::string::npos);
+  EXPECT_NE(error_of([] { L("bfyx", {2, 3, 4, 4}, {0, 0}); }).find("must have 4 values"), std::string::npos);
+  EXPECT_NE(error_of([] { L("bfyx", {1 << 20, 1 << 20, 1 << 20, 4}); }).find("too large"), std::string::npos);
+  EXPECT_NE(error_of([] { L("bfyx", {2, 3, 4, 4}).offset({0, 3, 0, 0}); }).find("outside shape"), std::string::npos);
+  EXPECT_NE(error_of([] { parse_dims("3,x,4"); }).find("'x'"), std::string::npos);
+  EXPECT_NE(error_of([] { parse_data_type("f64"); }).find("'f64'"), std::string::npos);
+  EXPECT_NE(error_of([] {
+              reference_reorder(L("bfyx", {1, 2, 3, 4}), nullptr, L("bfzyx", {1, 2, 1, 3, 4}), nullptr);
+            }).find("cannot reorder"),
+            std::string::npos);
+}
+
+TEST(Conversions, F16RoundTripsEveryPattern) {
+  for (uint32_t h = 0; h < 65536; ++h) {
+    float f = f16_to_f32(static_cast<uint16_t>(h));
+    uint16_t back = f32_to_f16(f);
+    bool nan = ((h >> 10) & 0x1f) == 0x1f && (h & 0x3ff);
+    if (nan) {
+      EXPECT_TRUE(std::isnan(f));
+      EXPECT_EQ(back, h | 0x200) << h;  // quieted, payload kept
+    } else {
+      EXPECT_EQ(back, h) << h;
+    }
+  }
+}
+
+TEST(Conversions, RoundingAndSaturation) {
+  EXPECT_EQ(f32_to_f16(65504.0f), 0x7bff);
+  EXPECT_EQ(f32_to_f16(65519.0f), 0x7bff);
+  EXPECT_EQ(f32_to_f16(65520.0f), 0x7c00);
+  EXPECT_EQ(f32_to_f16(std::ldexp(1.0f, -24)), 1);
+  EXPECT_EQ(f32_to_f16(std::ldexp(1.0f, -25)), 0);             // tie to even
+  EXPECT_EQ(f32_to_f16(std::ldexp(1.5f, -25)), 1);
+  EXPECT_EQ(f32_to_f16(std::ldexp(3.0f, -25)), 2);             // 1.5 units: tie to even 2
+  EXPECT_EQ(f32_to_f16(1.0f + std::ldexp(1.0f, -11)), 0x3c00); // tie to even
+  EXPECT_EQ(f32_to_f16(1.0f + std::ldexp(3.0f, -11)), 0x3c02);
+  EXPECT_EQ(f32_to_f16(-2.0f), 0xc000);
+  EXPECT_EQ(f32_to_bf16(1.0f + std::ldexp(1.0f, -8)), 0x3f80);  // tie to even
+  EXPECT_EQ(f32_to_bf16(1.0f + std::ldexp(3.0f, -8)), 0x3f82);
+  EXPECT_EQ(bf16_to_f32(0x3f80), 1.0f);
+
+  auto to = [](DataType t, float f) {
+    int64_t out = 0;
+    convert_element(DataType::f32, &f, t, &out);
+    switch (t) {
+      case DataType::i8: return static_cast<int64_t>(static_cast<int8_t>(out));
+      case DataType::u8: return static_cast<int64_t>(static_cast<uint8_t>(out));
+      case DataType::i32: return static_cast<int64_t>(static_cast<int32_t>(out));
+      default: return out;
+    }
+  };
+  EXPECT_EQ(to(DataType::i32, 2.5f), 2);
+  EXPECT_EQ(to(DataType::i32, 3.5f), 4);
+  EXPECT_EQ(to(DataType::i32, -2.5f), -2);
+  EXPECT_EQ(to(DataType::i8, 300.0f), 127);
+  EXPECT_EQ(to(DataType::i8, -300.0f), -128);
+  EXPECT_EQ(to(DataType::u8, -3.0f), 0);
+  EXPECT_EQ(to(DataType::u8, 255.5f), 255);
+  EXPECT_EQ(to(DataType::i32, std::nanf("")), 0);
+  EXPECT_EQ(to(DataType::i64, 1e30f), std::numeric_limits<int64_t>::max());
+  EXPECT_EQ(to(DataType::i32, -1e30f), std::numeric_limits<int32_t>::min());
+  int64_t big = -129;
+  int8_t small = 0;
+  convert_element(DataType::i64, &big, DataType::i8, &small);
+  EXPECT_EQ(small, -128);
+}
+
+TEST(Pattern, IsTheLogicalIndexWithZeroPadding) {
+  Layout l = L("b_fs_yx_fsv16", {2, 3, 2, 2}, {}, {}, DataType::i32);
+  std::vector<uint8_t> buf = make_pattern(l);
+  ASSERT_EQ(static_cast<int64_t>(buf.size()), l.bytes());
+  for (int64_t b = 0; b < 2; ++b)
+    for (int64_t f = 0; f < 3; ++f)
+      for (int64_t y = 0; y < 2; ++y)
+        for (int64_t x = 0; x < 2; ++x) {
+          int32_t v;
+          std::memcpy(&v, buf.data() + l.offset({b, f, y, x}) * 4, 4);
+          EXPECT_EQ(v, ((b * 3 + f) * 2 + y) * 2 + x);
+        }
+  int32_t pad;
+  std::memcpy(&pad, buf.data() + 3 * 4, 4);
+  EXPECT_EQ(pad, 0);
+}

@@ -1,0 +1,75 @@
+// Shared helpers for the test suite: the device (a failure under CI=true, a skip elsewhere), a
+// deterministic byte generator, and a check that two buffers match byte for byte with a useful message.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "clreorder/error.hpp"
+#include "clreorder/reorder.hpp"
+
+namespace clreorder_test {
+
+inline bool in_ci() {
+  const char* ci = std::getenv("CI");
+  return ci && std::string(ci) == "true";
+}
+
+/// The device every test uses, opened once; nullptr with `why` when there is none.
+inline clreorder::Engine* engine(std::string* why) {
+  static std::unique_ptr<clreorder::Engine> e;
+  static std::string error;
+  static bool tried = false;
+  if (!tried) {
+    tried = true;
+    try {
+      e = std::make_unique<clreorder::Engine>(clreorder::Engine::open());
+    } catch (const std::exception& ex) {
+      error = ex.what();
+    }
+  }
+  *why = error;
+  return e.get();
+}
+
+/// Device tests start with this: no OpenCL device fails under CI=true and skips, saying why, elsewhere.
+#define REQUIRE_DEVICE(var)                                                                       \
+  std::string why_no_device_;                                                             \
+  clreorder::Engine* var = clreorder_test::engine(&why_no_device_);                       \
+  if (!var) {                                                                             \
+    if (clreorder_test::in_ci()) FAIL() << "CI=true but no OpenCL device: " << why_no_device_; \
+    GTEST_SKIP() << "no OpenCL device (" << why_no_device_ << "); install pocl-opencl-icd"; \
+  }
+
+/// Deterministic bytes (xorshift), so failures reproduce.
+inline std::vector<uint8_t> random_bytes(size_t n, uint64_t seed) {
+  std::vector<uint8_t> out(n);
+  uint64_t s = seed * 0x9E3779B97F4A7C15ull + 1;
+  for (size_t i = 0; i < n; ++i) {
+    s ^= s << 13;
+    s ^= s >> 7;
+    s ^= s << 17;
+    out[i] = static_cast<uint8_t>(s >> 24);
+  }
+  return out;
+}
+
+/// Empty when equal, else where the first difference is and how many bytes differ.
+inline std::string compare_bytes(const std::vector<uint8_t>& got, const std::vector<uint8_t>& want) {
+  if (got.size() != want.size())
+    return "size " + std::to_string(got.size()) + " != " + std::to_string(want.size());
+  size_t bad = 0, first = 0;
+  for (size_t i = 0; i < got.size(); ++i)
+    if (got[i] != want[i] && bad++ == 0) first = i;
+  if (!bad) return "";
+  return std::to_string(bad) + " of " + std::to_string(got.size()) + " bytes differ, first at byte " +
+         std::to_string(first) + " (got " + std::to_string(got[first]) + ", want " + std::to_string(want[first]) + ")";
+}
+
+}  // namespace clreorder_test
