@@ -30,7 +30,7 @@ std::string cl_type(DataType t);
 /// Expression converting `v` (of cl_type(from)) to cl_type(to), with the rules of convert_element().
 std::string convert_expr(DataType from, DataType to, const std::string& v);
 
-/// Whether offsets and indices of these layouts need 64-bit arithmetic.
+/// Whether offsets and indices of these layouts need 64-bit arithmetic (or CLREORDER_INDEX_BITS=64 forces it).
 bool needs_64bit(const Layout& a, const Layout& b);
 
 /// Expression for plan.offset(c) (without base), given coordinate expressions coord[axis].

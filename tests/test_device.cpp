@@ -190,6 +190,25 @@ TEST(Device, DataIntoWeightsOfTheSameRank) {
   run_batch(*e, cases);
 }
 
+// Tensors over 2^30 elements switch the generated code to 64-bit indices; CLREORDER_INDEX_BITS=64 runs that
+// path on shapes that fit in a test.
+TEST(Device, SixtyFourBitIndexPath) {
+  REQUIRE_DEVICE(e);
+  Layout big(Format::parse("bfyx"), DataType::u8, {1, 1, 1 << 16, 1 << 15});
+  EXPECT_NE(plan_reorder(e->info(), big, big.with_type(DataType::i8)).source.code.find("#define IDX_T long"),
+            std::string::npos);
+  Layout small(Format::parse("bfyx"), DataType::f32, {3, 19, 5, 7});
+  EXPECT_NE(plan_reorder(e->info(), small, small).source.code.find("#define IDX_T int"), std::string::npos);
+  setenv("CLREORDER_INDEX_BITS", "64", 1);
+  std::vector<Case> cases;
+  for (const char* d : {"b_fs_yx_fsv16", "bs_fs_yx_bsv16_fsv16", "yxfb"})
+    cases.push_back(make_case(Format::parse("byxf"), Format::parse(d), {17, 19, 5, 7}, DataType::f32, DataType::f16,
+                              {0, 1, 0, 2}, {1, 0, 1, 0}, {0, 2, 1, 0}, {0, 0, 0, 1}));
+  EXPECT_NE(plan_reorder(e->info(), cases[0].src, cases[0].dst).source.code.find("#define IDX_T long"), std::string::npos);
+  run_batch(*e, cases);
+  unsetenv("CLREORDER_INDEX_BITS");
+}
+
 TEST(Device, ByteOffsetsInsideBuffers) {
   REQUIRE_DEVICE(e);
   Case c = make_case(Format::parse("bfyx"), Format::parse("b_fs_yx_fsv16"), {3, 19, 5, 7});
