@@ -1,6 +1,9 @@
 // The format registry: every OpenVINO format of FORMATS.md section 1 as a row of data (its name is its
 // description: the grammar derives the layout), and the oneDNN / PyTorch names of section 2-3 as aliases.
 // Adding a format is adding a row, or just using its name.
+// Where OpenVINO's traits table and its OpenCL index functions disagree (same-axis double blocks,
+// g_os_is_zyx_isv16_osv16, g_os_zyx_is_*, the swizzles, the isv2 of os_is_yx_osv{32,64}_isv2), the names
+// below are read as the OpenCL functions lay the elements out; tests/test_weights.cpp checks each offset.
 #include <algorithm>
 
 #include "clreorder/error.hpp"

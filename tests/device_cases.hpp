@@ -1,0 +1,84 @@
+// Device-test helpers shared by the device test files: a reorder case, running it against the host
+// reference with a pre-filled destination and byte offsets, and batches compiled in one program.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "clreorder/format.hpp"
+#include "clreorder/reference.hpp"
+#include "clreorder/reorder.hpp"
+#include "test_support.hpp"
+
+namespace clreorder_test {
+
+using namespace clreorder;
+
+struct Case {
+  Layout src, dst;
+  std::string label;
+};
+
+// The source and the destination buffers sit at byte offsets, the destination pre-filled with 0xCD.
+inline std::string run_case(const Engine& e, const Case& c, const std::vector<uint8_t>& src, const std::string& force = "",
+                     size_t src_off = 0, size_t dst_off = 0) {
+  std::vector<uint8_t> want(static_cast<size_t>(c.dst.bytes()), 0xCD);
+  reference_reorder(c.src, src.data(), c.dst, want.data());
+  cl::Buffer s(e.context(), CL_MEM_READ_WRITE, src_off + src.size());
+  cl::Buffer d(e.context(), CL_MEM_READ_WRITE, dst_off + want.size());
+  e.queue().enqueueWriteBuffer(s, CL_FALSE, src_off, src.size(), src.data());
+  std::vector<uint8_t> fill(dst_off + want.size(), 0xCD);
+  e.queue().enqueueWriteBuffer(d, CL_FALSE, 0, fill.size(), fill.data());
+  ReorderOptions opt;
+  opt.force_impl = force;
+  reorder(e, s, src_off, c.src, d, dst_off, c.dst, opt);
+  std::vector<uint8_t> got(fill.size());
+  e.queue().enqueueReadBuffer(d, CL_TRUE, 0, got.size(), got.data());
+  for (size_t i = 0; i < dst_off; ++i)
+    if (got[i] != 0xCD) return "wrote before the destination offset at byte " + std::to_string(i);
+  std::string diff = compare_bytes(std::vector<uint8_t>(got.begin() + static_cast<std::ptrdiff_t>(dst_off), got.end()), want);
+  return diff.empty() ? "" : c.label + ": " + diff;
+}
+
+// Compiles every case's kernel in one program, then runs and checks each.
+inline void run_batch(const Engine& e, const std::vector<Case>& cases, bool random_source = false) {
+  std::vector<std::pair<Layout, Layout>> pairs;
+  for (const Case& c : cases) pairs.emplace_back(c.src, c.dst);
+  prepare(e, pairs);
+  int failures = 0;
+  for (size_t i = 0; i < cases.size(); ++i) {
+    const Case& c = cases[i];
+    std::vector<uint8_t> src = random_source ? random_bytes(static_cast<size_t>(c.src.bytes()), i) : make_pattern(c.src);
+    std::string err = run_case(e, c, src);
+    if (!err.empty() && ++failures <= 20) ADD_FAILURE() << err;
+  }
+  EXPECT_EQ(failures, 0) << "of " << cases.size() << " cases";
+}
+
+inline std::vector<Format> supported_data_formats(int rank) {
+  std::vector<Format> out;
+  for (const FormatEntry& e : registry()) {
+    if (!e.unsupported.empty()) continue;
+    Format f = Format::parse(e.name);
+    if (f.kind() == FormatKind::data && f.rank() == rank) out.push_back(f);
+  }
+  return out;
+}
+
+inline Dims odd_shape(int rank, int64_t b) {
+  Dims d = {b, 19};
+  const int64_t spatial[] = {3, 2, 2, 3, 5, 7};  // v u w z y x
+  for (int a = 2; a < rank; ++a) d.push_back(spatial[6 - (rank - a)]);
+  return d;
+}
+
+inline std::string plain_order(int rank) { return std::string("bf") + std::string("vuwzyx").substr(8 - rank); }
+
+inline Case make_case(const Format& s, const Format& d, const Dims& shape, DataType st = DataType::f32,
+               DataType dt = DataType::f32, Dims slo = {}, Dims sup = {}, Dims dlo = {}, Dims dup = {}) {
+  Layout src(s, st, shape, slo, sup), dst(d, dt, shape, dlo, dup);
+  return Case{src, dst, src.describe() + " -> " + dst.describe()};
+}
+
+
+}  // namespace clreorder_test
