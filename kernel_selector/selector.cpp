@@ -7,6 +7,7 @@
 #include "clreorder/reference.hpp"
 #include "codegen.hpp"
 #include "embedded.hpp"
+#include "impls.hpp"
 #include "probe.hpp"
 
 namespace clreorder {
@@ -40,7 +41,7 @@ class GenericReorder : public ReorderImpl {
     const IndexPlan& dp = p.dst.plan();
     KernelData kd;
     kd.impl = name();
-    kd.source.entry = std::string("reorder_generic_") + hex(fnv1a(problem_key(p)));
+    kd.source.entry = std::string("reorder_generic_") + problem_hash(p);
     Jit jit;
     jit.def("KERNEL_NAME", kd.source.entry)
         .def("SRC_T", cl_type(p.src.data_type()))
@@ -61,9 +62,14 @@ class GenericReorder : public ReorderImpl {
 
 }  // namespace
 
+std::string problem_hash(const ReorderParams& p) { return hex(fnv1a(problem_key(p))); }
+
+std::unique_ptr<ReorderImpl> make_generic_impl() { return std::make_unique<GenericReorder>(); }
+
 KernelSelector::KernelSelector() {
   // Specialised implementations go first; the generic one is last and accepts everything.
-  impls_.push_back(std::make_unique<GenericReorder>());
+  impls_.push_back(make_tiled_impl());
+  impls_.push_back(make_generic_impl());
 }
 
 const KernelSelector& KernelSelector::instance() {

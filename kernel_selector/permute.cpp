@@ -1,0 +1,139 @@
+// Refining two index plans into one strided iteration space (see permute.hpp).
+#include "permute.hpp"
+
+#include <algorithm>
+
+namespace clreorder {
+
+namespace {
+
+struct AxisDigit {
+  int64_t divisor, extent, stride;
+  size_t order;  // position in its plan's digit list
+  bool top;      // most significant digit of its dim (extent follows from the shape)
+};
+
+std::vector<AxisDigit> axis_digits(const IndexPlan& plan, int dim) {
+  std::vector<AxisDigit> out;
+  for (size_t k = 0; k < plan.digits.size(); ++k) {
+    const PlanDigit& g = plan.digits[k];
+    if (g.dim != dim) continue;
+    out.push_back({g.divisor, g.extent, g.stride, k, g.divisor * g.extent >= plan.pdims[dim].extent});
+  }
+  return out;
+}
+
+// The digit of `ds` that holds the refined range starting at weight `w` (and ending at `hi`, 0 = open).
+const AxisDigit* holder(const std::vector<AxisDigit>& ds, int64_t w, int64_t hi) {
+  for (const AxisDigit& d : ds)
+    if (d.divisor <= w && (d.top || (hi != 0 && hi <= d.divisor * d.extent))) return &d;
+  return nullptr;
+}
+
+}  // namespace
+
+int64_t Permutation::count() const {
+  int64_t n = 1;
+  for (const PermDigit& d : digits) n *= d.extent;
+  return n;
+}
+
+Permutation make_permutation(const Layout& src, const Layout& dst) {
+  Permutation p;
+  const IndexPlan& sp = src.plan();
+  const IndexPlan& dp = dst.plan();
+  p.dst_base = dp.base;
+  p.src_base = sp.base;
+  struct Placed {
+    PermDigit d;
+    size_t dst_order;
+  };
+  std::vector<Placed> placed;
+  p.axes.resize(static_cast<size_t>(dst.rank()));
+  for (int a = 0; a < dst.rank(); ++a) {
+    const int sd = src.format().dim_of_axis(a), dd = dst.format().dim_of_axis(a);
+    const std::string axis_name(1, dst.format().axes()[static_cast<size_t>(a)]);
+    if (sp.pdims[sd].axes.size() != 1 || dp.pdims[dd].axes.size() != 1) {
+      p.reject = "fused axes (yxs) are not a strided permutation";
+      return p;
+    }
+    std::vector<AxisDigit> sdig = axis_digits(sp, sd), ddig = axis_digits(dp, dd);
+    const int64_t src_tile = std::max_element(sdig.begin(), sdig.end(), [](auto& x, auto& y) { return x.divisor < y.divisor; })->divisor;
+    const int64_t delta = src.pad_lower()[a] - dst.pad_lower()[a];
+    if (delta % src_tile != 0) {
+      p.reject = "lower paddings of axis " + axis_name + " differ by " + std::to_string(delta) +
+                 ", not a multiple of the source block " + std::to_string(src_tile);
+      return p;
+    }
+    std::vector<int64_t> bounds = {1};
+    for (const auto* ds : {&sdig, &ddig})
+      for (const AxisDigit& d : *ds) {
+        bounds.push_back(d.divisor);
+        if (!d.top) bounds.push_back(d.divisor * d.extent);
+      }
+    std::sort(bounds.begin(), bounds.end());
+    bounds.erase(std::unique(bounds.begin(), bounds.end()), bounds.end());
+    for (size_t k = 1; k < bounds.size(); ++k)
+      if (bounds[k] % bounds[k - 1]) {
+        p.reject = "blocks of axis " + axis_name + " do not nest (" + std::to_string(bounds[k - 1]) + " and " +
+                   std::to_string(bounds[k]) + ")";
+        return p;
+      }
+    const int64_t limit = dp.pdims[dd].extent, top = bounds.back();
+    const int64_t top_extent = (limit + top - 1) / top;
+    for (size_t k = 0; k < bounds.size(); ++k) {
+      const int64_t w = bounds[k], hi = k + 1 < bounds.size() ? bounds[k + 1] : 0;
+      const int64_t ext = hi ? hi / w : top_extent;
+      const AxisDigit* dh = holder(ddig, w, hi);
+      const AxisDigit* sh = holder(sdig, w, hi);
+      if (!dh || !sh) {
+        p.reject = "internal: no digit holds weight " + std::to_string(w) + " of axis " + axis_name;
+        return p;
+      }
+      PermDigit d;
+      d.axis = a;
+      d.weight = w;
+      d.extent = ext;
+      d.dst_stride = dh->stride * (w / dh->divisor);
+      d.src_stride = sh->stride * (w / sh->divisor);
+      placed.push_back({d, dh->order});
+    }
+    const AxisDigit* src_top = holder(sdig, src_tile, 0);
+    p.src_base += (delta / src_tile) * src_top->stride;
+    PermAxis& ax = p.axes[static_cast<size_t>(a)];
+    ax.lower = dst.pad_lower()[a];
+    ax.dim = dst.dims()[a];
+    ax.limit = limit;
+    ax.check_low = ax.lower > 0;
+    ax.check_high = top_extent * top > ax.lower + ax.dim;
+    ax.check_write = limit % top != 0;
+  }
+  // Destination order: by the destination digit that holds each refined digit, coarser weights first.
+  std::stable_sort(placed.begin(), placed.end(), [](const Placed& x, const Placed& y) {
+    return x.dst_order != y.dst_order ? x.dst_order < y.dst_order : x.d.weight > y.d.weight;
+  });
+  for (const Placed& pl : placed) {
+    if (pl.d.extent == 1) continue;
+    if (!p.digits.empty()) {
+      PermDigit& outer = p.digits.back();
+      const PermDigit& inner = pl.d;
+      auto unmasked = [&](int axis) { return axis < 0 || !p.axes[static_cast<size_t>(axis)].masked(); };
+      bool contiguous = outer.dst_stride == inner.extent * inner.dst_stride &&
+                        outer.src_stride == inner.extent * inner.src_stride;
+      bool same_axis = outer.axis == inner.axis && outer.axis >= 0 && outer.weight == inner.extent * inner.weight;
+      if (contiguous && (same_axis || (unmasked(outer.axis) && unmasked(inner.axis)))) {
+        outer.axis = same_axis ? inner.axis : -1;
+        outer.weight = inner.weight;
+        outer.extent *= inner.extent;
+        outer.dst_stride = inner.dst_stride;
+        outer.src_stride = inner.src_stride;
+        continue;
+      }
+    }
+    p.digits.push_back(pl.d);
+  }
+  if (p.digits.empty()) p.digits.push_back(PermDigit{-1, 1, 1, 1, 1});
+  return p;
+}
+
+}  // namespace clreorder

@@ -1,0 +1,48 @@
+// Internal: a reorder seen as a strided permutation. The digits of both layouts are refined, axis by axis,
+// into one mixed-radix iteration space in destination order, where every digit moves both offsets
+// linearly (a destination stride and a source stride). Specialised kernels loop over this space; the
+// generic kernel does not need it. Derived from the same index plans, and checked against them.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "clreorder/layout.hpp"
+
+namespace clreorder {
+
+/// One digit of the iteration space.
+struct PermDigit {
+  int axis = -1;            ///< logical axis it advances; -1 after merging digits of mask-free axes
+  int64_t weight = 1;       ///< step of the destination's padded coordinate of `axis` per unit
+  int64_t extent = 1;
+  int64_t dst_stride = 0;   ///< elements
+  int64_t src_stride = 0;   ///< elements
+};
+
+/// Per logical axis: what the masks need. c = v - lower, where v sums weight * index over the axis' digits.
+struct PermAxis {
+  int64_t lower = 0;        ///< destination lower padding
+  int64_t dim = 0;          ///< logical extent
+  int64_t limit = 0;        ///< destination padded extent: v >= limit is outside the destination (not written)
+  bool check_low = false;   ///< c >= 0 must be tested (lower padding)
+  bool check_high = false;  ///< c < dim must be tested (tails, upper padding)
+  bool check_write = false; ///< v < limit must be tested (the iteration overshoots the destination)
+  bool masked() const { return check_low || check_high || check_write; }
+};
+
+/// The permutation, or why a reorder cannot be one.
+struct Permutation {
+  std::string reject;            ///< empty when valid
+  std::vector<PermDigit> digits; ///< destination order, outer first, no extent-1 digits
+  std::vector<PermAxis> axes;    ///< by logical axis
+  int64_t src_base = 0;          ///< constant source offset (lower paddings that differ)
+  int64_t dst_base = 0;
+  int64_t count() const;         ///< product of extents
+};
+
+/// Refines src and dst into one iteration space. Declines fused dims (yxs) and source/destination
+/// lower-padding differences that are not multiples of the source blocks of that axis.
+Permutation make_permutation(const Layout& src, const Layout& dst);
+
+}  // namespace clreorder
