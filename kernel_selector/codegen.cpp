@@ -35,25 +35,26 @@ std::string cl_type(DataType t) {
   return "?";
 }
 
-std::string convert_expr(DataType from, DataType to, const std::string& v) {
+std::string convert_expr(DataType from, DataType to, const std::string& v, int width) {
   if (from == to) return "(" + v + ")";
+  const std::string w = width > 1 ? std::to_string(width) : "", suf = width > 1 ? "_" + w : "";
   // Floating sources widen to float exactly; integer sources stay integer until they meet a float.
   std::string as_float;
   switch (from) {
     case DataType::f32: as_float = "(" + v + ")"; break;
-    case DataType::f16: as_float = "cr_f16_to_f32(" + v + ")"; break;
-    case DataType::bf16: as_float = "cr_bf16_to_f32(" + v + ")"; break;
-    default: as_float = "convert_float_rte(" + v + ")"; break;
+    case DataType::f16: as_float = "cr_f16_to_f32" + suf + "(" + v + ")"; break;
+    case DataType::bf16: as_float = "cr_bf16_to_f32" + suf + "(" + v + ")"; break;
+    default: as_float = "convert_float" + w + "_rte(" + v + ")"; break;
   }
   switch (to) {
     case DataType::f32: return as_float;
-    case DataType::f16: return "cr_f32_to_f16(" + as_float + ")";
-    case DataType::bf16: return "cr_f32_to_bf16(" + as_float + ")";
+    case DataType::f16: return "cr_f32_to_f16" + suf + "(" + as_float + ")";
+    case DataType::bf16: return "cr_f32_to_bf16" + suf + "(" + as_float + ")";
     default: break;
   }
   const std::string t = cl_type(to);
-  if (is_floating(from)) return "cr_float_to_" + t + "(" + as_float + ")";
-  return "convert_" + t + "_sat(" + v + ")";
+  if (is_floating(from)) return "cr_float_to_" + t + suf + "(" + as_float + ")";
+  return "convert_" + t + w + "_sat(" + v + ")";
 }
 
 bool needs_64bit(const Layout& a, const Layout& b) {

@@ -27,8 +27,9 @@ class Jit {
 /// OpenCL C storage type of a data type (f16 and bf16 are ushort bit patterns).
 std::string cl_type(DataType t);
 
-/// Expression converting `v` (of cl_type(from)) to cl_type(to), with the rules of convert_element().
-std::string convert_expr(DataType from, DataType to, const std::string& v);
+/// Expression converting `v` (of cl_type(from), or a vector of `width` of them) to cl_type(to), with the
+/// rules of convert_element().
+std::string convert_expr(DataType from, DataType to, const std::string& v, int width = 1);
 
 /// Whether offsets and indices of these layouts need 64-bit arithmetic (or CLREORDER_INDEX_BITS=64 forces it).
 bool needs_64bit(const Layout& a, const Layout& b);

@@ -288,3 +288,48 @@ TEST(Device, ForcedGenericIsTheFallbackForEveryPair) {
       EXPECT_EQ(reason, "");
     }
 }
+
+// The tiled implementation has a register-transpose path (V = 16, 8, 4), a vector row-copy path and scalar
+// loops; shapes below reach each of them, with blocked tails, padding and every type pair (vector
+// conversions), and the generated source proves which path ran.
+TEST(Device, TiledPathsOnVectorFriendlyShapes) {
+  REQUIRE_DEVICE(e);
+  std::vector<Case> cases;
+  const std::pair<const char*, const char*> pairs[] = {
+      {"bfyx", "b_fs_yx_fsv16"}, {"b_fs_yx_fsv16", "bfyx"}, {"bfyx", "byxf"}, {"byxf", "bfyx"},
+      {"byxf", "b_fs_yx_fsv16"}, {"b_fs_yx_fsv16", "byxf"}, {"bfyx", "bs_fs_yx_bsv16_fsv16"},
+      {"fs_b_yx_fsv32", "bfyx"}, {"bfyx", "b_fs_yx_fsv4"}, {"b_fs_yx_fsv8", "b_fs_yx_fsv16"}, {"bfyx", "bfyx"}};
+  const Dims shapes[] = {{2, 32, 4, 4}, {3, 19, 4, 8}, {17, 48, 2, 8}, {2, 64, 1, 12}, {2, 24, 2, 4}};
+  for (const auto& [s, d] : pairs)
+    for (const Dims& shape : shapes) {
+      cases.push_back(make_case(Format::parse(s), Format::parse(d), shape));
+      cases.push_back(make_case(Format::parse(s), Format::parse(d), shape, DataType::f32, DataType::f32, {0, 0, 1, 0},
+                                {0, 0, 0, 1}, {0, 0, 0, 2}, {0, 0, 1, 0}));
+    }
+  for (DataType st : all_data_types())
+    for (DataType dt : all_data_types()) {
+      cases.push_back(make_case(Format::parse("bfyx"), Format::parse("b_fs_yx_fsv16"), {2, 32, 4, 4}, st, dt));
+      cases.push_back(make_case(Format::parse("byxf"), Format::parse("b_fs_yx_fsv16"), {2, 32, 4, 4}, st, dt));
+    }
+  std::map<std::string, int> paths;
+  std::vector<std::pair<Layout, Layout>> batch;
+  for (const Case& c : cases) {
+    KernelData kd = plan_reorder(e->info(), c.src, c.dst, "tiled");
+    const std::string& code = kd.source.code;
+    for (const char* v : {"16", "8", "4"})
+      if (code.find(std::string("vload") + v + "(0, src + s_off + ib + (ia") != std::string::npos)
+        ++paths[std::string("transpose") + v];
+    if (code.find("const bool ok = ") != std::string::npos) ++paths["rows"];
+    if (code.find("? CONVERT(src[") != std::string::npos) ++paths["scalar"];
+    batch.emplace_back(c.src, c.dst);
+  }
+  for (const char* path : {"transpose16", "transpose8", "transpose4", "rows", "scalar"})
+    EXPECT_GT(paths[path], 0) << "no case reached the " << path << " path";
+  prepare(*e, batch, "tiled");
+  int failures = 0;
+  for (size_t i = 0; i < cases.size(); ++i) {
+    std::string err = run_case(*e, cases[i], random_bytes(static_cast<size_t>(cases[i].src.bytes()), i), "tiled");
+    if (!err.empty() && ++failures <= 10) ADD_FAILURE() << err;
+  }
+  EXPECT_EQ(failures, 0);
+}
