@@ -88,8 +88,11 @@ std::vector<std::string> scalar_loops(const Permutation& perm, const PermDigit& 
 int vector_width(int64_t ta, int64_t tb, const PermDigit& a, const PermDigit& b, const Permutation& perm) {
   if (a.axis >= 0 && a.axis == b.axis && perm.axes[static_cast<size_t>(a.axis)].masked()) return 1;
   if (a.axis >= 0 && perm.axes[static_cast<size_t>(a.axis)].check_write) return 1;
+  // Measured on PoCL (perf/suite.cpp): 16-wide transposes pay when A is short (b_fs_yx_fsv16, and when a
+  // conversion is fused), narrower ones when A is long (bfyx -> byxf, b_fs_yx_fsv16 -> bfyx).
+  const int widest = ta <= 16 ? 16 : ta <= 64 ? 8 : 4;
   for (int v : {16, 8, 4})
-    if (ta % v == 0 && tb % v == 0) return v;
+    if (v <= widest && ta % v == 0 && tb % v == 0) return v;
   return 1;
 }
 

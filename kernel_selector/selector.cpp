@@ -23,13 +23,7 @@ std::string hex(uint64_t h) {
 }
 
 // A key that names the problem exactly: both layouts in full.
-std::string problem_key(const ReorderParams& p) {
-  auto one = [](const Layout& l) {
-    return l.format().name() + "/" + to_string(l.data_type()) + "/" + dims_to_string(l.dims(), ",") + "/" +
-           dims_to_string(l.pad_lower(), ",") + "/" + dims_to_string(l.pad_upper(), ",");
-  };
-  return one(p.src) + "->" + one(p.dst);
-}
+std::string problem_key(const ReorderParams& p) { return p.src.key() + "->" + p.dst.key(); }
 
 
 // Every pair: one work-item per destination element (see kernels_cl/reorder_generic.cl).

@@ -9,6 +9,7 @@
 #include "clreorder/error.hpp"
 #include "clreorder/reference.hpp"
 #include "clreorder/reorder.hpp"
+#include "clreorder/kernel_selector.hpp"
 
 namespace clreorder {
 
@@ -31,10 +32,11 @@ std::string BenchResult::json(const Layout& src, const Layout& dst) const {
   std::snprintf(buf, sizeof buf,
                 "{\"from\": \"%s\", \"to\": \"%s\", \"shape\": \"%s\", \"dtype\": \"%s\", \"to_dtype\": \"%s\", "
                 "\"impl\": \"%s\", \"runs\": %d, \"median_ms\": %.5f, \"kernel_ms\": %.5f, \"copy_ms\": %.5f, "
-                "\"gbps_logical\": %.3f, \"gbps_physical\": %.3f, \"copy_gbps\": %.3f, \"ratio\": %.4f}",
+                "\"gbps_logical\": %.3f, \"gbps_physical\": %.3f, \"copy_gbps\": %.3f, \"ratio\": %.4f, "
+                "\"enqueue_us\": %.2f, \"bare_enqueue_us\": %.2f}",
                 src.format().name().c_str(), dst.format().name().c_str(), dims_to_string(src.dims(), ",").c_str(),
                 to_string(src.data_type()), to_string(dst.data_type()), impl.c_str(), runs, median_ms, kernel_ms,
-                copy_ms, gbps_logical, gbps_physical, copy_gbps, ratio);
+                copy_ms, gbps_logical, gbps_physical, copy_gbps, ratio, enqueue_us, bare_enqueue_us);
   return buf;
 }
 
@@ -83,6 +85,32 @@ BenchResult bench_reorder(const Engine& engine, const Layout& src, const Layout&
         kernel.push_back(static_cast<double>(rr.event.getProfilingInfo<CL_PROFILING_COMMAND_END>() -
                                              rr.event.getProfilingInfo<CL_PROFILING_COMMAND_START>()) * 1e-6);
     }
+    // Host overhead: the same number of cached reorder() calls and bare enqueues of its kernel, not waited for.
+    const int n_enqueue = 50;
+    std::vector<double> ours, bare;
+    KernelData kd = plan_reorder(engine.info(), src, dst, force);
+    KernelHandle h = ProgramCache::instance().handle(ctx, engine.device(), kd.source);
+    {
+      LockedKernel k(h);
+      k.kernel.setArg(0, s);
+      k.kernel.setArg(1, d);
+      k.kernel.setArg(2, cl_ulong(0));
+      k.kernel.setArg(3, cl_ulong(0));
+    }
+    cl::NDRange global = kd.global.size() == 1 ? cl::NDRange(kd.global[0]) : cl::NDRange(kd.global[0], kd.global[1]);
+    cl::NDRange local = kd.local.size() == 1 ? cl::NDRange(kd.local[0]) : cl::NDRange(kd.local[0], kd.local[1]);
+    for (int i = 0; i < n_enqueue; ++i) {
+      double t0 = now_ms();
+      reorder(engine, s, 0, src, d, 0, dst, opt);
+      double t1 = now_ms();
+      q.enqueueNDRangeKernel(h.kernel, cl::NullRange, global, local);
+      double t2 = now_ms();
+      ours.push_back((t1 - t0) * 1e3);
+      bare.push_back((t2 - t1) * 1e3);
+    }
+    q.finish();
+    r.enqueue_us = median(ours);
+    r.bare_enqueue_us = median(bare);
     r.median_ms = median(wall);
     r.kernel_ms = profiling ? median(kernel) : -1;
     r.copy_ms = median(copy);

@@ -140,6 +140,8 @@ Layout::Layout(Format format, DataType type, Dims dims, Dims pad_lower, Dims pad
   p.size = stride;
   p.digit_space = stride;
   p.base = 0;
+  key_ = format_.name() + "/" + to_string(type_) + "/" + dims_to_string(dims_, ",") + "/" +
+         dims_to_string(pad_lower_, ",") + "/" + dims_to_string(pad_upper_, ",");
 }
 
 int64_t Layout::logical_elements() const {

@@ -1,6 +1,10 @@
 // The reorder API: selector -> program cache -> enqueue.
 #include "clreorder/reorder.hpp"
 
+#include <cstdlib>
+#include <mutex>
+#include <unordered_map>
+
 #include "clreorder/error.hpp"
 #include "clreorder/reference.hpp"
 
@@ -20,6 +24,57 @@ void check_buffer(const cl::Buffer& buf, size_t offset, const Layout& l, const c
                 " at offset " + std::to_string(offset) + " needs " + std::to_string(need));
 }
 
+// What a repeated reorder needs, found by problem key without generating any source: the selector's
+// choice, the compiled kernel and the launch shape. Entries keep their context alive, so the context
+// handle in the key cannot be reused by another context while the entry exists.
+struct Dispatch {
+  cl::Context context;
+  std::string impl, entry;
+  KernelHandle kernel;
+  cl::NDRange global, local;
+};
+
+cl::NDRange nd(const std::vector<size_t>& v) {
+  return v.size() == 1 ? cl::NDRange(v[0]) : v.size() == 2 ? cl::NDRange(v[0], v[1]) : cl::NDRange(v[0], v[1], v[2]);
+}
+
+std::string env(const char* name) {
+  const char* v = std::getenv(name);
+  return v ? v : "";
+}
+
+std::shared_ptr<Dispatch> dispatch_for(const cl::CommandQueue& queue, const Layout& src, const Layout& dst,
+                                       const std::string& force) {
+  static std::mutex mutex;
+  static std::unordered_map<std::string, std::shared_ptr<Dispatch>> table;
+  cl::Context ctx = queue.getInfo<CL_QUEUE_CONTEXT>();
+  cl::Device dev = queue.getInfo<CL_QUEUE_DEVICE>();
+  // Everything the selector's choice depends on: device, forced implementation, index width, layouts.
+  std::string key = std::to_string(reinterpret_cast<uintptr_t>(ctx())) + ":" +
+                    std::to_string(reinterpret_cast<uintptr_t>(dev())) + ":" +
+                    (force.empty() ? env("CLREORDER_FORCE_IMPL") : force) + ":" + env("CLREORDER_INDEX_BITS") + ":" +
+                    src.key() + "->" + dst.key();
+  {
+    std::lock_guard<std::mutex> guard(mutex);
+    auto it = table.find(key);
+    if (it != table.end()) {
+      ProgramCache::instance().count_dispatch_hit();
+      return it->second;
+    }
+  }
+  KernelData kd = plan_reorder(describe_device(dev), src, dst, force);
+  auto d = std::make_shared<Dispatch>();
+  d->context = ctx;
+  d->impl = kd.impl;
+  d->entry = kd.source.entry;
+  d->kernel = ProgramCache::instance().handle(ctx, dev, kd.source);
+  d->global = nd(kd.global);
+  d->local = nd(kd.local);
+  std::lock_guard<std::mutex> guard(mutex);
+  table.emplace(key, d);
+  return d;
+}
+
 }  // namespace
 
 KernelData plan_reorder(const DeviceInfo& device, const Layout& src, const Layout& dst, const std::string& force) {
@@ -33,31 +88,17 @@ ReorderResult reorder(const cl::CommandQueue& queue, const cl::Buffer& src, size
     check_compatible(src_layout, dst_layout);
     check_buffer(src, src_offset, src_layout, "source");
     check_buffer(dst, dst_offset, dst_layout, "destination");
-    cl::Context ctx = queue.getInfo<CL_QUEUE_CONTEXT>();
-    cl::Device dev = queue.getInfo<CL_QUEUE_DEVICE>();
-    thread_local cl_device_id last_dev = nullptr;
-    thread_local DeviceInfo last_info;
-    if (last_dev != dev()) {
-      last_info = describe_device(dev);
-      last_dev = dev();
-    }
-    KernelData kd = plan_reorder(last_info, src_layout, dst_layout, opt.force_impl);
+    std::shared_ptr<Dispatch> d = dispatch_for(queue, src_layout, dst_layout, opt.force_impl);
     ReorderResult res;
-    res.impl = kd.impl;
-    res.entry = kd.source.entry;
+    res.impl = d->impl;
+    res.entry = d->entry;
     {
-      LockedKernel k = ProgramCache::instance().kernel(ctx, dev, kd.source);
+      LockedKernel k(d->kernel);
       k.kernel.setArg(0, src);
       k.kernel.setArg(1, dst);
       k.kernel.setArg(2, static_cast<cl_ulong>(src_offset / size_of(src_layout.data_type())));
       k.kernel.setArg(3, static_cast<cl_ulong>(dst_offset / size_of(dst_layout.data_type())));
-      cl::NDRange global = kd.global.size() == 1 ? cl::NDRange(kd.global[0])
-                         : kd.global.size() == 2 ? cl::NDRange(kd.global[0], kd.global[1])
-                                                 : cl::NDRange(kd.global[0], kd.global[1], kd.global[2]);
-      cl::NDRange local = kd.local.size() == 1 ? cl::NDRange(kd.local[0])
-                        : kd.local.size() == 2 ? cl::NDRange(kd.local[0], kd.local[1])
-                                               : cl::NDRange(kd.local[0], kd.local[1], kd.local[2]);
-      queue.enqueueNDRangeKernel(k.kernel, cl::NullRange, global, local, nullptr, &res.event);
+      queue.enqueueNDRangeKernel(k.kernel, cl::NullRange, d->global, d->local, nullptr, &res.event);
     }
     if (opt.wait) {
       res.event.wait();

@@ -191,7 +191,7 @@ struct ProgramCache::Entry {
   std::string code, options, entry;
   cl::Program program;
   cl::Kernel kernel;
-  std::mutex mutex;
+  std::shared_ptr<std::mutex> mutex = std::make_shared<std::mutex>();
 };
 
 ProgramCache& ProgramCache::instance() {
@@ -261,7 +261,7 @@ void ProgramCache::build(const cl::Context& ctx, const cl::Device& dev, const st
   }
 }
 
-LockedKernel ProgramCache::kernel(const cl::Context& ctx, const cl::Device& dev, const KernelSource& src) {
+KernelHandle ProgramCache::handle(const cl::Context& ctx, const cl::Device& dev, const KernelSource& src) {
   uint64_t h = fnv1a(src.code + "\n//" + src.options);
   std::shared_ptr<Entry> e;
   {
@@ -275,8 +275,12 @@ LockedKernel ProgramCache::kernel(const cl::Context& ctx, const cl::Device& dev,
     e = find(ctx, dev, src, h);
   }
   if (!e) throw Error("program cache lost kernel " + src.entry);
-  LockedKernel out{e->kernel, std::unique_lock<std::mutex>(e->mutex)};
-  return out;
+  return KernelHandle{e->kernel, e->mutex};
+}
+
+void ProgramCache::count_dispatch_hit() {
+  std::lock_guard<std::mutex> guard(mutex_);
+  ++stats_.dispatch_hits;
 }
 
 CacheStats ProgramCache::stats() const {

@@ -274,6 +274,8 @@ int cmd_bench(const Args& a) {
   std::printf("copy:    %.4f ms, %.2f GB/s (clEnqueueCopyBuffer of %lld bytes)\n", r.copy_ms, r.copy_gbps,
               static_cast<long long>(pr.dst.bytes()));
   std::printf("ratio:   %.3f of copy bandwidth\n", r.ratio);
+  std::printf("host:    %.2f us per cached reorder() call, %.2f us per bare clEnqueueNDRangeKernel (overhead %.2f us)\n",
+              r.enqueue_us, r.bare_enqueue_us, r.enqueue_us - r.bare_enqueue_us);
   return 0;
 }
 

@@ -19,6 +19,8 @@ struct BenchResult {
   double gbps_physical = 0;    ///< (src.bytes() + dst.bytes()) / median_ms
   double copy_gbps = 0;        ///< 2 x dst.bytes() / copy_ms
   double ratio = 0;            ///< gbps_physical / copy_gbps
+  double enqueue_us = 0;       ///< host time of one cached reorder() call without waiting (lookup, args, enqueue)
+  double bare_enqueue_us = 0;  ///< host time of one bare clEnqueueNDRangeKernel of the same kernel
   /// One JSON object with every field and both layouts.
   std::string json(const Layout& src, const Layout& dst) const;
 };

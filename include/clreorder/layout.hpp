@@ -89,6 +89,8 @@ class Layout {
   int64_t offset(const Dims& coord) const;
   /// "b_fs_yx_fsv16 f32 2x3x4x5 pad_lower 0,0,1,1 pad_upper 0,0,1,1", for messages and logs.
   std::string describe() const;
+  /// A string naming the layout exactly (format, type, dims, paddings), computed once; cache keys use it.
+  const std::string& key() const { return key_; }
   /// Same layout with another data type.
   Layout with_type(DataType t) const { return Layout(format_, t, dims_, pad_lower_, pad_upper_); }
 
@@ -97,6 +99,7 @@ class Layout {
   DataType type_;
   Dims dims_, pad_lower_, pad_upper_;
   IndexPlan plan_;
+  std::string key_;
 };
 
 /// "3,19,5,7" -> {3,19,5,7}; throws naming the text when a part is not a non-negative integer.

@@ -78,14 +78,21 @@ struct KernelSource {
 struct CacheStats {
   uint64_t programs_built = 0;  ///< clBuildProgram calls
   uint64_t kernels_built = 0;   ///< kernels compiled (one program may hold many)
-  uint64_t hits = 0;            ///< lookups answered without compiling
+  uint64_t hits = 0;            ///< kernel lookups by source answered without compiling
+  uint64_t dispatch_hits = 0;   ///< reorders whose kernel was found by problem key (no source generated)
 };
 
-/// A cached kernel with its lock held: arguments and enqueue happen under it, since a cl::Kernel's
-/// arguments are shared state.
+/// A compiled kernel and the mutex that guards its arguments (a cl::Kernel's arguments are shared state).
+struct KernelHandle {
+  cl::Kernel kernel;
+  std::shared_ptr<std::mutex> mutex;
+};
+
+/// A cached kernel with its lock held: arguments and enqueue happen under it.
 struct LockedKernel {
   cl::Kernel kernel;
   std::unique_lock<std::mutex> lock;
+  explicit LockedKernel(const KernelHandle& h) : kernel(h.kernel), lock(*h.mutex) {}
 };
 
 /// Process-wide in-memory cache of compiled kernels, keyed by (context, device, source hash, options).
@@ -96,7 +103,13 @@ class ProgramCache {
   /// The process-wide cache.
   static ProgramCache& instance();
   /// The compiled kernel for `src`, building a one-kernel program when it is not cached yet.
-  LockedKernel kernel(const cl::Context& ctx, const cl::Device& dev, const KernelSource& src);
+  KernelHandle handle(const cl::Context& ctx, const cl::Device& dev, const KernelSource& src);
+  /// The same, locked for setting arguments and enqueueing.
+  LockedKernel kernel(const cl::Context& ctx, const cl::Device& dev, const KernelSource& src) {
+    return LockedKernel(handle(ctx, dev, src));
+  }
+  /// Counts a reorder served by a faster cache in front of this one (see CacheStats::dispatch_hits).
+  void count_dispatch_hit();
   /// Builds every not-yet-cached kernel of `sources` in as few programs as possible (one per set of
   /// build options), so a test suite or a model load pays one compile.
   void build(const cl::Context& ctx, const cl::Device& dev, const std::vector<KernelSource>& sources);
