@@ -3,6 +3,7 @@
 // once per work-item, so the per-element work is two multiply-adds and the masks that the shape needs.
 // Shapes, strides and masks are constants in the generated code.
 #include <algorithm>
+#include <functional>
 
 #include "clreorder/kernel_selector.hpp"
 #include "codegen.hpp"
@@ -54,27 +55,70 @@ void axis_checks(const PermAxis& m, const std::string& v, std::vector<std::strin
   if (m.check_write && wr) wr->push_back(v + " < " + num(m.limit));
 }
 
-// The padded coordinate of `axis` at tile position (ia, ib).
-std::string tile_coord(int axis, const PermDigit& a, const PermDigit& b, const std::string& ia, const std::string& ib) {
+// A run: digits that are dense in one layout (inner first), walked by one linear index. A is dense in the
+// destination (its index is the destination offset), B dense in the source.
+struct Run {
+  std::vector<PermDigit> digits;  // inner first
+  int64_t length() const {
+    int64_t n = 1;
+    for (const PermDigit& d : digits) n *= d.extent;
+    return n;
+  }
+  bool has_axis(int axis) const {
+    for (const PermDigit& d : digits)
+      if (d.axis == axis) return true;
+    return false;
+  }
+  // Index of digit k for run position `var`.
+  std::string index(size_t k, const std::string& var) const {
+    int64_t inner = 1;
+    for (size_t i = 0; i < k; ++i) inner *= digits[i].extent;
+    std::string e = inner == 1 ? var : "(" + var + ") / " + num(inner);
+    if (k + 1 < digits.size()) e = "(" + e + ") % " + num(digits[k].extent);
+    return "(" + e + ")";
+  }
+  // Offset in the other layout (src for A, dst for B), or an axis' coordinate part, at position `var`.
+  std::string sum(const std::string& var, const std::function<int64_t(const PermDigit&)>& coef) const {
+    std::string out;
+    for (size_t k = 0; k < digits.size(); ++k) {
+      int64_t c = coef(digits[k]);
+      if (c == 0) continue;
+      out += (out.empty() ? "" : " + ") + index(k, var) + (c == 1 ? "" : " * " + num(c));
+    }
+    return out.empty() ? "0" : "(" + out + ")";
+  }
+  std::string src_offset(const std::string& var) const { return sum(var, [](const PermDigit& d) { return d.src_stride; }); }
+  std::string dst_offset(const std::string& var) const { return sum(var, [](const PermDigit& d) { return d.dst_stride; }); }
+  std::string coord(int axis, const std::string& var) const {
+    return sum(var, [axis](const PermDigit& d) { return d.axis == axis ? d.weight : 0; });
+  }
+};
+
+// The padded coordinate of `axis` at run positions (ia, ib).
+std::string tile_coord(int axis, const Run& a, const Run& b, const std::string& ia, const std::string& ib) {
   std::string v = "v" + num(axis);
-  if (a.axis == axis) v += " + " + ia + " * " + num(a.weight);
-  if (b.axis == axis) v += " + " + ib + " * " + num(b.weight);
+  if (a.has_axis(axis)) v += " + " + a.coord(axis, ia);
+  if (b.has_axis(axis)) v += " + " + b.coord(axis, ib);
   return "(" + v + ")";
 }
 
-// Element loops: ia along A (destination-contiguous, innermost: contiguous stores), ib along B.
-std::vector<std::string> scalar_loops(const Permutation& perm, const PermDigit& a, const PermDigit& b, int64_t ta,
-                                      int64_t tb) {
+std::vector<int> masked_axes(const Permutation& perm, const Run& a, const Run& b) {
+  std::vector<int> out;
+  for (size_t ax = 0; ax < perm.axes.size(); ++ax)
+    if (perm.axes[ax].masked() && (a.has_axis(static_cast<int>(ax)) || b.has_axis(static_cast<int>(ax))))
+      out.push_back(static_cast<int>(ax));
+  return out;
+}
+
+// Element loops: ia along A (destination-dense, innermost: contiguous stores), ib along B.
+std::vector<std::string> scalar_loops(const Permutation& perm, const Run& a, const Run& b) {
   std::vector<std::string> ok = {"g_ok"}, wr;
-  std::vector<int> tile_axes = {a.axis};
-  if (b.axis != a.axis) tile_axes.push_back(b.axis);
-  for (int ax : tile_axes)
-    if (ax >= 0) axis_checks(perm.axes[static_cast<size_t>(ax)], tile_coord(ax, a, b, "ia", "ib"), &ok, &wr);
+  for (int ax : masked_axes(perm, a, b)) axis_checks(perm.axes[static_cast<size_t>(ax)], tile_coord(ax, a, b, "ia", "ib"), &ok, &wr);
   std::vector<std::string> body;
-  body.push_back("for (int ib = 0; ib < " + num(tb) + "; ++ib) {");
-  body.push_back("  for (int ia = 0; ia < " + num(ta) + "; ++ia) {");
-  std::string dst_i = "d_off + ib * " + num(b.dst_stride) + " + ia" + (a.dst_stride == 1 ? "" : " * " + num(a.dst_stride));
-  std::string src_i = "s_off + ib * " + num(b.src_stride) + " + ia * " + num(a.src_stride);
+  body.push_back("for (int ib = 0; ib < " + num(b.length()) + "; ++ib) {");
+  body.push_back("  for (int ia = 0; ia < " + num(a.length()) + "; ++ia) {");
+  std::string dst_i = "d_off + " + b.dst_offset("ib") + " + " + a.dst_offset("ia");
+  std::string src_i = "s_off + " + b.src_offset("ib") + " + " + a.src_offset("ia");
   std::string store = "dst[" + dst_i + "] = (" + join(ok) + ") ? CONVERT(src[" + src_i + "]) : (DST_T)0;";
   body.push_back(wr.empty() ? "    " + store : "    if (" + join(wr) + ") " + store);
   body.push_back("  }");
@@ -82,12 +126,15 @@ std::vector<std::string> scalar_loops(const Permutation& perm, const PermDigit& 
   return body;
 }
 
-// Width of the register transpose: V x V blocks need V | ta and V | tb, and masks that act on whole rows
-// (axis of A) or whole columns (axis of B); an A digit that overshoots the destination would need partial
-// stores, so it stays scalar.
-int vector_width(int64_t ta, int64_t tb, const PermDigit& a, const PermDigit& b, const Permutation& perm) {
-  if (a.axis >= 0 && a.axis == b.axis && perm.axes[static_cast<size_t>(a.axis)].masked()) return 1;
-  if (a.axis >= 0 && perm.axes[static_cast<size_t>(a.axis)].check_write) return 1;
+// Width of the register transpose: V x V blocks need V | |A| and V | |B|, masks that act on whole rows
+// (axes of A) or whole columns (axes of B), and no A axis that overshoots the destination (that would
+// need partial stores).
+int vector_width(const Run& a, const Run& b, const Permutation& perm) {
+  for (int ax : masked_axes(perm, a, b)) {
+    if (a.has_axis(ax) && b.has_axis(ax)) return 1;
+    if (a.has_axis(ax) && perm.axes[static_cast<size_t>(ax)].check_write) return 1;
+  }
+  const int64_t ta = a.length(), tb = b.length();
   // Measured on PoCL (perf/suite.cpp): 16-wide transposes pay when A is short (b_fs_yx_fsv16, and when a
   // conversion is fused), narrower ones when A is long (bfyx -> byxf, b_fs_yx_fsv16 -> bfyx).
   const int widest = ta <= 16 ? 16 : ta <= 64 ? 8 : 4;
@@ -96,30 +143,35 @@ int vector_width(int64_t ta, int64_t tb, const PermDigit& a, const PermDigit& b,
   return 1;
 }
 
-// V x V register transpose: V vector loads along B (source-contiguous), V vector stores along A
-// (destination-contiguous). Rows of padding load as zero; padding columns store zero.
-std::vector<std::string> transpose_loops(const ReorderParams& p, const Permutation& perm, const PermDigit& a,
-                                         const PermDigit& b, int64_t ta, int64_t tb, int vec) {
+// V x V register transpose: V vector loads along B (source-dense), V vector stores along A
+// (destination-dense). Rows of padding load as zero; padding columns store zero.
+std::vector<std::string> transpose_loops(const ReorderParams& p, const Permutation& perm, const Run& a, const Run& b,
+                                         int vec) {
   const std::string V = num(vec), st = cl_type(p.src.data_type()) + V, dt = cl_type(p.dst.data_type()) + V;
   const char* comp = "0123456789abcdef";
+  std::vector<int> axes = masked_axes(perm, a, b);
   std::vector<std::string> body;
-  body.push_back("for (int ib = 0; ib < " + num(tb) + "; ib += " + V + ") {");
-  body.push_back("  for (int ia = 0; ia < " + num(ta) + "; ia += " + V + ") {");
+  body.push_back("for (int ib = 0; ib < " + num(b.length()) + "; ib += " + V + ") {");
+  body.push_back("  for (int ia = 0; ia < " + num(a.length()) + "; ia += " + V + ") {");
   for (int i = 0; i < vec; ++i) {
+    const std::string row = "ia + " + num(i);
     std::vector<std::string> ok = {"g_ok"};
-    if (a.axis >= 0) axis_checks(perm.axes[static_cast<size_t>(a.axis)], tile_coord(a.axis, a, b, "(ia + " + num(i) + ")", "ib"), &ok, nullptr);
-    std::string load = "vload" + V + "(0, src + s_off + ib + (ia + " + num(i) + ") * " + num(a.src_stride) + ")";
+    for (int ax : axes)
+      if (a.has_axis(ax)) axis_checks(perm.axes[static_cast<size_t>(ax)], tile_coord(ax, a, Run{}, row, "0"), &ok, nullptr);
+    std::string load = "vload" + V + "(0, src + s_off + ib + " + a.src_offset(row) + ")";
     body.push_back("    const " + st + " r" + num(i) + " = (" + join(ok) + ") ? " + load + " : (" + st + ")0;");
   }
   for (int j = 0; j < vec; ++j) {
+    const std::string column = "ib + " + num(j);
     std::vector<std::string> ok, wr;
-    if (b.axis >= 0) axis_checks(perm.axes[static_cast<size_t>(b.axis)], tile_coord(b.axis, a, b, "ia", "(ib + " + num(j) + ")"), &ok, &wr);
+    for (int ax : axes)
+      if (b.has_axis(ax)) axis_checks(perm.axes[static_cast<size_t>(ax)], tile_coord(ax, Run{}, b, "0", column), &ok, &wr);
     std::string col = "(" + st + ")(";
     for (int i = 0; i < vec; ++i) col += std::string(i ? ", " : "") + "r" + num(i) + ".s" + comp[j];
     col += ")";
     std::string value = "CONVERT_V(" + col + ")";
     if (!ok.empty()) value = "(" + join(ok) + ") ? " + value + " : (" + dt + ")0";
-    std::string store = "vstore" + V + "(" + value + ", 0, dst + d_off + (ib + " + num(j) + ") * " + num(b.dst_stride) + " + ia);";
+    std::string store = "vstore" + V + "(" + value + ", 0, dst + d_off + " + b.dst_offset(column) + " + ia);";
     body.push_back(wr.empty() ? "    " + store : "    if (" + join(wr) + ") " + store);
   }
   body.push_back("  }");
@@ -127,30 +179,47 @@ std::vector<std::string> transpose_loops(const ReorderParams& p, const Permutati
   return body;
 }
 
-// Width of vector row copies when A is contiguous in both layouts: V | ta and no masks along A.
-int row_width(int64_t ta, const PermDigit& a, const Permutation& perm) {
-  if (a.axis >= 0 && perm.axes[static_cast<size_t>(a.axis)].masked()) return 1;
+// Width of vector row copies when A is dense in both layouts: V | |A| and no masks along A.
+int row_width(const Run& a, const Permutation& perm) {
+  for (const PermDigit& d : a.digits)
+    if (d.axis >= 0 && perm.axes[static_cast<size_t>(d.axis)].masked()) return 1;
   for (int v : {16, 8, 4})
-    if (ta % v == 0) return v;
+    if (a.length() % v == 0) return v;
   return 1;
 }
 
-// A is contiguous in both layouts: each of the tb rows is ta elements copied with vector loads and stores.
-std::vector<std::string> row_loops(const ReorderParams& p, const Permutation& perm, const PermDigit& a,
-                                   const PermDigit& b, int64_t ta, int64_t tb, int vec) {
+// A is dense in both layouts: each of the |B| rows is |A| elements copied with vector loads and stores.
+std::vector<std::string> row_loops(const ReorderParams& p, const Permutation& perm, const Run& a, const Run& b, int vec) {
   const std::string V = num(vec), dt = cl_type(p.dst.data_type()) + V;
   std::vector<std::string> ok = {"g_ok"}, wr;
-  if (b.axis >= 0 && b.axis != a.axis) axis_checks(perm.axes[static_cast<size_t>(b.axis)], tile_coord(b.axis, a, b, "0", "ib"), &ok, &wr);
+  for (int ax : masked_axes(perm, a, b)) axis_checks(perm.axes[static_cast<size_t>(ax)], tile_coord(ax, Run{}, b, "0", "ib"), &ok, &wr);
   std::vector<std::string> body;
-  body.push_back("for (int ib = 0; ib < " + num(tb) + "; ++ib) {");
+  body.push_back("for (int ib = 0; ib < " + num(b.length()) + "; ++ib) {");
   if (!wr.empty()) body.push_back("  if (!(" + join(wr) + ")) continue;");
   body.push_back("  const bool ok = " + join(ok) + ";");
-  body.push_back("  for (int ia = 0; ia < " + num(ta) + "; ia += " + V + ") {");
-  body.push_back("    vstore" + V + "(ok ? CONVERT_V(vload" + V + "(0, src + s_off + ib * " + num(b.src_stride) + " + ia)) : (" + dt +
-                 ")0, 0, dst + d_off + ib * " + num(b.dst_stride) + " + ia);");
+  body.push_back("  for (int ia = 0; ia < " + num(a.length()) + "; ia += " + V + ") {");
+  body.push_back("    vstore" + V + "(ok ? CONVERT_V(vload" + V + "(0, src + s_off + " + b.src_offset("ib") + " + ia)) : (" + dt +
+                 ")0, 0, dst + d_off + " + b.dst_offset("ib") + " + ia);");
   body.push_back("  }");
   body.push_back("}");
   return body;
+}
+
+// Moves the digit of `grid` that `pick` selects into `run` (as its new outermost digit); false if none.
+bool take(std::vector<PermDigit>& grid, Run& run, const std::function<bool(const PermDigit&)>& pick) {
+  auto it = std::find_if(grid.begin(), grid.end(), pick);
+  if (it == grid.end()) return false;
+  run.digits.push_back(*it);
+  grid.erase(it);
+  return true;
+}
+
+// Splits a single-digit run longer than `t` into a run of t and a grid digit counting the chunks.
+void chunk(Run& run, int64_t t, std::vector<PermDigit>& grid) {
+  if (run.digits.size() != 1 || t >= run.digits[0].extent) return;
+  PermDigit& d = run.digits[0];
+  grid.push_back(PermDigit{d.axis, d.weight * t, d.extent / t, d.dst_stride * t, d.src_stride * t});
+  d.extent = t;
 }
 
 class TiledReorder : public ReorderImpl {
@@ -163,25 +232,32 @@ class TiledReorder : public ReorderImpl {
     Permutation perm = make_permutation(p.src, p.dst);
     const TileConfig cfg = config_for(p.device);
     std::vector<PermDigit> grid = perm.digits;
-    // A: destination stride 1 (the innermost digit); B: source stride 1, when it is another digit.
-    PermDigit a = grid.back();
+    Run a, b;
+    a.digits.push_back(grid.back());  // destination stride 1
     grid.pop_back();
-    PermDigit b{-1, 1, 1, 0, 0};
-    auto bit = std::find_if(grid.begin(), grid.end(), [](const PermDigit& d) { return d.src_stride == 1; });
-    // When A is contiguous in the source too, B extends the tile along the next destination digit, so the
-    // whole tile is one contiguous destination run read as runs of A.
-    if (bit == grid.end() && !grid.empty()) bit = grid.end() - 1;
-    if (bit != grid.end()) {
-      b = *bit;
-      grid.erase(bit);
+    const bool a_src_dense = a.digits[0].src_stride == 1;
+    if (a_src_dense) {
+      // A is contiguous in both layouts: B extends the tile along the next destination digit, so the whole
+      // tile is one contiguous destination run read as runs of A.
+      if (!grid.empty()) {
+        b.digits.push_back(grid.back());
+        grid.pop_back();
+      }
+    } else {
+      // B: the source-dense run (source stride 1, then the digit continuing it, ...), within the budget.
+      int64_t blen = 1;
+      while (blen < cfg.tile / 4 &&
+             take(grid, b, [&](const PermDigit& d) { return d.src_stride == blen && (blen == 1 || blen * d.extent <= cfg.tile); }))
+        blen = b.length();
+      // A grows along the destination while it is short, so rows are long enough to vectorise.
+      int64_t alen = a.length();
+      while (alen < 16 &&
+             take(grid, a, [&](const PermDigit& d) { return d.dst_stride == alen && alen * d.extent <= cfg.cap_a; }))
+        alen = a.length();
     }
-    const int64_t ta = tile_size(a.extent, cfg.cap_a);
-    const int64_t tb = tile_size(b.extent, std::max<int64_t>(16, cfg.tile / ta));
-    for (PermDigit* d : {&a, &b}) {
-      int64_t t = d == &a ? ta : tb;
-      if (t < d->extent)
-        grid.push_back(PermDigit{d->axis, d->weight * t, d->extent / t, d->dst_stride * t, d->src_stride * t});
-    }
+    chunk(a, tile_size(a.length(), cfg.cap_a), grid);
+    chunk(b, tile_size(b.length(), std::max<int64_t>(16, cfg.tile / a.length())), grid);
+
     int64_t grid_count = 1;
     for (const PermDigit& d : grid) grid_count *= d.extent;
 
@@ -207,21 +283,20 @@ class TiledReorder : public ReorderImpl {
       if (!m.masked()) continue;
       const std::string vname = "v" + num(static_cast<int64_t>(ax));
       lines.push_back("const IDX_T " + vname + " = " + (axis_v[ax].empty() ? "0" : axis_v[ax]) + ";");
-      if (a.axis != static_cast<int>(ax) && b.axis != static_cast<int>(ax)) axis_checks(m, vname, &grid_ok, &grid_wr);
+      if (!a.has_axis(static_cast<int>(ax)) && !b.has_axis(static_cast<int>(ax))) axis_checks(m, vname, &grid_ok, &grid_wr);
     }
     if (!grid_wr.empty()) lines.push_back("if (!(" + join(grid_wr) + ")) return;");
     lines.push_back("const bool g_ok = " + (grid_ok.empty() ? std::string("true") : join(grid_ok)) + ";");
 
-    const bool b_src_contiguous = b.extent > 1 && b.src_stride == 1;
     int vec = 1;
     std::vector<std::string> body;
-    if (b_src_contiguous && (vec = vector_width(ta, tb, a, b, perm)) > 1) {
-      body = transpose_loops(p, perm, a, b, ta, tb, vec);
-    } else if (a.src_stride == 1 && (vec = row_width(ta, a, perm)) > 1) {
-      body = row_loops(p, perm, a, b, ta, tb, vec);
+    if (!a_src_dense && !b.digits.empty() && (vec = vector_width(a, b, perm)) > 1) {
+      body = transpose_loops(p, perm, a, b, vec);
+    } else if (a_src_dense && (vec = row_width(a, perm)) > 1) {
+      body = row_loops(p, perm, a, b, vec);
     } else {
       vec = 1;
-      body = scalar_loops(perm, a, b, ta, tb);
+      body = scalar_loops(perm, a, b);
     }
     auto macro = [](const std::vector<std::string>& ls) {
       std::string out;

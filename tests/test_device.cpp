@@ -317,7 +317,7 @@ TEST(Device, TiledPathsOnVectorFriendlyShapes) {
     KernelData kd = plan_reorder(e->info(), c.src, c.dst, "tiled");
     const std::string& code = kd.source.code;
     for (const char* v : {"16", "8", "4"})
-      if (code.find(std::string("vload") + v + "(0, src + s_off + ib + (ia") != std::string::npos)
+      if (code.find(std::string("vload") + v + "(0, src + s_off + ib + ") != std::string::npos)
         ++paths[std::string("transpose") + v];
     if (code.find("const bool ok = ") != std::string::npos) ++paths["rows"];
     if (code.find("? CONVERT(src[") != std::string::npos) ++paths["scalar"];
