@@ -14,6 +14,7 @@
 #include "clreorder/bench.hpp"
 #include "clreorder/error.hpp"
 #include "clreorder/format.hpp"
+#include "onednn.hpp"
 
 using namespace clreorder;
 
@@ -70,12 +71,12 @@ int main(int argc, char** argv) {
   }
   try {
     Engine engine = Engine::open();
-    std::string md = "| case | dtype | impl | ms | GB/s logical | GB/s physical | copy GB/s | ratio to copy | host us (bare) |\n"
-                     "|---|---|---|---:|---:|---:|---:|---:|---:|\n";
+    std::string md = "| case | dtype | impl | ms | GB/s logical | GB/s physical | copy GB/s | ratio to copy | host us (bare) "
+                     "| oneDNN GB/s logical | vs oneDNN |\n|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|\n";
     std::string csv = "from,to,shape,dtype,to_dtype,impl,median_ms,kernel_ms,copy_ms,gbps_logical,gbps_physical,copy_gbps,ratio,"
-                      "enqueue_us,bare_enqueue_us\n";
-    double log_sum = 0;
-    int n = 0;
+                      "enqueue_us,bare_enqueue_us,onednn_ms,onednn_gbps_logical,vs_onednn\n";
+    double log_sum = 0, log_dnnl = 0;
+    int n = 0, n_dnnl = 0;
     double worst = 1e9;
     for (const SuiteCase& c : kCases) {
       std::string label = std::string(c.from) + " -> " + c.to + " " + c.shape;
@@ -87,25 +88,42 @@ int main(int argc, char** argv) {
       for (int k = 0; k < repeat; ++k) reps.push_back(bench_reorder(engine, src, dst, impl, runs));
       std::sort(reps.begin(), reps.end(), [](const BenchResult& x, const BenchResult& y) { return x.ratio < y.ratio; });
       const BenchResult& r = reps[reps.size() / 2];
+      OneDnnTiming dnnl = onednn_reorder(src, dst, runs);
+      const double dnnl_gbps = dnnl.ok ? r.gbps_logical * r.median_ms / dnnl.ms : 0;
+      const double vs_dnnl = dnnl.ok ? dnnl.ms / r.median_ms : 0;
+      char dnnl_cols[160];
+      if (dnnl.ok) std::snprintf(dnnl_cols, sizeof dnnl_cols, "%.2f | %.2f", dnnl_gbps, vs_dnnl);
+      else std::snprintf(dnnl_cols, sizeof dnnl_cols, " |  ");
+      if (!dnnl.ok && onednn_available()) std::fprintf(stderr, "oneDNN skipped for %s: %s\n", label.c_str(), dnnl.why.c_str());
       char row[512];
       std::string types = std::string(c.dtype) + (std::string(c.dtype) == c.to_dtype ? "" : std::string("->") + c.to_dtype);
-      std::snprintf(row, sizeof row, "| %s -> %s %s | %s | %s | %.3f | %.2f | %.2f | %.2f | %.3f | %.1f (%.1f) |\n", c.from,
-                    c.to, c.shape, types.c_str(), r.impl.c_str(), r.median_ms, r.gbps_logical, r.gbps_physical,
-                    r.copy_gbps, r.ratio, r.enqueue_us, r.bare_enqueue_us);
+      std::snprintf(row, sizeof row, "| %s -> %s %s | %s | %s | %.3f | %.2f | %.2f | %.2f | %.3f | %.1f (%.1f) | %s |\n",
+                    c.from, c.to, c.shape, types.c_str(), r.impl.c_str(), r.median_ms, r.gbps_logical, r.gbps_physical,
+                    r.copy_gbps, r.ratio, r.enqueue_us, r.bare_enqueue_us, dnnl_cols);
       md += row;
       std::printf("%s", row);
       std::fflush(stdout);
-      std::snprintf(row, sizeof row, "%s,%s,\"%s\",%s,%s,%s,%.5f,%.5f,%.5f,%.3f,%.3f,%.3f,%.4f,%.2f,%.2f\n", c.from, c.to,
-                    c.shape, c.dtype, c.to_dtype, r.impl.c_str(), r.median_ms, r.kernel_ms, r.copy_ms, r.gbps_logical,
-                    r.gbps_physical, r.copy_gbps, r.ratio, r.enqueue_us, r.bare_enqueue_us);
+      std::snprintf(row, sizeof row, "%s,%s,\"%s\",%s,%s,%s,%.5f,%.5f,%.5f,%.3f,%.3f,%.3f,%.4f,%.2f,%.2f,%s,%s,%s\n", c.from,
+                    c.to, c.shape, c.dtype, c.to_dtype, r.impl.c_str(), r.median_ms, r.kernel_ms, r.copy_ms,
+                    r.gbps_logical, r.gbps_physical, r.copy_gbps, r.ratio, r.enqueue_us, r.bare_enqueue_us,
+                    dnnl.ok ? std::to_string(dnnl.ms).c_str() : "", dnnl.ok ? std::to_string(dnnl_gbps).c_str() : "",
+                    dnnl.ok ? std::to_string(vs_dnnl).c_str() : "");
       csv += row;
       log_sum += std::log(r.ratio);
+      if (dnnl.ok) {
+        log_dnnl += std::log(vs_dnnl);
+        ++n_dnnl;
+      }
       worst = std::min(worst, r.ratio);
       ++n;
     }
-    char summary[256];
-    std::snprintf(summary, sizeof summary, "\ngeometric mean of ratio to copy: %.3f over %d cases; lowest %.3f\n",
-                  n ? std::exp(log_sum / n) : 0.0, n, n ? worst : 0.0);
+    char summary[512];
+    int len = std::snprintf(summary, sizeof summary, "\ngeometric mean of ratio to copy: %.3f over %d cases; lowest %.3f\n",
+                            n ? std::exp(log_sum / n) : 0.0, n, n ? worst : 0.0);
+    if (n_dnnl)
+      std::snprintf(summary + len, sizeof summary - static_cast<size_t>(len),
+                    "geometric mean of our logical GB/s over oneDNN's: %.3f over %d cases\n", std::exp(log_dnnl / n_dnnl),
+                    n_dnnl);
     md += summary;
     std::printf("%s", summary);
     std::ofstream(out + "/suite.md") << "Device: " << engine.info().platform << " / " << engine.info().name

@@ -1,10 +1,17 @@
 #!/usr/bin/env bash
 # Installs clreorder's build and test dependencies from Debian, only what is missing.
 # Idempotent and quiet when everything is already present.
+#   --perf  also installs oneDNN (libdnnl-dev), which perf/ then times beside clreorder.
 set -euo pipefail
 
 pkgs=(cmake g++ make ocl-icd-opencl-dev opencl-headers opencl-clhpp-headers pocl-opencl-icd clinfo
       googletest libgtest-dev libbenchmark-dev)
+for arg in "$@"; do
+  case "$arg" in
+    --perf) pkgs+=(libdnnl-dev) ;;
+    *) echo "setup.sh: unknown option '$arg' (use --perf)" >&2; exit 2 ;;
+  esac
+done
 
 missing=()
 for p in "${pkgs[@]}"; do
