@@ -20,6 +20,37 @@ using namespace clreorder;
 
 namespace {
 
+// Bars of the ratio to copy per case, with lines at the targets (0.6 floor, 0.9 mean) and at 1.0.
+std::string svg_chart(const std::vector<std::pair<std::string, double>>& bars, const std::string& title) {
+  const int row = 22, left = 330, width = 420, top = 40;
+  const int height = top + row * static_cast<int>(bars.size()) + 40;
+  const double scale = width / 1.2;
+  std::string out = "<svg xmlns='http://www.w3.org/2000/svg' width='" + std::to_string(left + width + 60) +
+                    "' height='" + std::to_string(height) + "' font-family='sans-serif' font-size='12'>\n";
+  out += "<rect width='100%' height='100%' fill='white'/>\n";
+  out += "<text x='10' y='20' font-size='14'>" + title + "</text>\n";
+  char buf[512];
+  for (size_t i = 0; i < bars.size(); ++i) {
+    const int y = top + row * static_cast<int>(i);
+    const double r = bars[i].second;
+    const char* color = r >= 0.9 ? "#2e7d32" : r >= 0.6 ? "#f9a825" : "#c62828";
+    std::snprintf(buf, sizeof buf,
+                  "<text x='%d' y='%d' text-anchor='end'>%s</text><rect x='%d' y='%d' width='%.1f' height='%d' "
+                  "fill='%s'/><text x='%.1f' y='%d'>%.2f</text>\n",
+                  left - 6, y + 14, bars[i].first.c_str(), left, y + 3, std::min(r, 1.2) * scale, row - 6, color,
+                  left + std::min(r, 1.2) * scale + 4, y + 14, r);
+    out += buf;
+  }
+  for (double mark : {0.6, 0.9, 1.0}) {
+    std::snprintf(buf, sizeof buf,
+                  "<line x1='%.1f' y1='%d' x2='%.1f' y2='%d' stroke='#555' stroke-dasharray='4,3'/>"
+                  "<text x='%.1f' y='%d' text-anchor='middle'>%.1f</text>\n",
+                  left + mark * scale, top - 4, left + mark * scale, height - 30, left + mark * scale, height - 14, mark);
+    out += buf;
+  }
+  return out + "</svg>\n";
+}
+
 struct SuiteCase {
   const char* from;
   const char* to;
@@ -75,6 +106,7 @@ int main(int argc, char** argv) {
                      "| oneDNN GB/s logical | vs oneDNN |\n|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|\n";
     std::string csv = "from,to,shape,dtype,to_dtype,impl,median_ms,kernel_ms,copy_ms,gbps_logical,gbps_physical,copy_gbps,ratio,"
                       "enqueue_us,bare_enqueue_us,onednn_ms,onednn_gbps_logical,vs_onednn\n";
+    std::vector<std::pair<std::string, double>> bars;
     double log_sum = 0, log_dnnl = 0;
     int n = 0, n_dnnl = 0;
     double worst = 1e9;
@@ -109,6 +141,8 @@ int main(int argc, char** argv) {
                     dnnl.ok ? std::to_string(dnnl.ms).c_str() : "", dnnl.ok ? std::to_string(dnnl_gbps).c_str() : "",
                     dnnl.ok ? std::to_string(vs_dnnl).c_str() : "");
       csv += row;
+      bars.emplace_back(std::string(c.from) + " -> " + c.to + " " + c.shape + (types.find("->") != std::string::npos ? " " + types : ""),
+                        r.ratio);
       log_sum += std::log(r.ratio);
       if (dnnl.ok) {
         log_dnnl += std::log(vs_dnnl);
@@ -130,7 +164,8 @@ int main(int argc, char** argv) {
                                      << "; each case: the median-ratio repeat of " << repeat << ", each a median of "
                                      << runs << " runs.\n\n" << md;
     std::ofstream(out + "/suite.csv") << csv;
-    std::printf("wrote %s/suite.md and %s/suite.csv\n", out.c_str(), out.c_str());
+    std::ofstream(out + "/suite.svg") << svg_chart(bars, "clreorder on " + engine.info().name + ": ratio to clEnqueueCopyBuffer (same run)");
+    std::printf("wrote %s/suite.md, %s/suite.csv and %s/suite.svg\n", out.c_str(), out.c_str(), out.c_str());
   } catch (const std::exception& e) {
     std::fprintf(stderr, "clreorder_suite: error: %s\n", e.what());
     return 2;

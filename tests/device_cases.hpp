@@ -40,16 +40,17 @@ inline std::string run_case(const Engine& e, const Case& c, const std::vector<ui
   return diff.empty() ? "" : c.label + ": " + diff;
 }
 
-// Compiles every case's kernel in one program, then runs and checks each.
-inline void run_batch(const Engine& e, const std::vector<Case>& cases, bool random_source = false) {
+// Compiles every case's kernel in one program, then runs and checks each (with `force`, on that implementation).
+inline void run_batch(const Engine& e, const std::vector<Case>& cases, bool random_source = false,
+                      const std::string& force = "") {
   std::vector<std::pair<Layout, Layout>> pairs;
   for (const Case& c : cases) pairs.emplace_back(c.src, c.dst);
-  prepare(e, pairs);
+  prepare(e, pairs, force);
   int failures = 0;
   for (size_t i = 0; i < cases.size(); ++i) {
     const Case& c = cases[i];
     std::vector<uint8_t> src = random_source ? random_bytes(static_cast<size_t>(c.src.bytes()), i) : make_pattern(c.src);
-    std::string err = run_case(e, c, src);
+    std::string err = run_case(e, c, src, force);
     if (!err.empty() && ++failures <= 20) ADD_FAILURE() << err;
   }
   EXPECT_EQ(failures, 0) << "of " << cases.size() << " cases";

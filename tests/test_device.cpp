@@ -333,3 +333,22 @@ TEST(Device, TiledPathsOnVectorFriendlyShapes) {
   }
   EXPECT_EQ(failures, 0);
 }
+
+// The generic implementation is the fallback for every pair; the selector rarely picks it now, so it is
+// forced here on every data format, every type pair and padding.
+TEST(Device, GenericOnFormatsTypesAndPadding) {
+  REQUIRE_DEVICE(e);
+  std::vector<Case> cases;
+  for (int rank : {4, 5}) {
+    Format plain = Format::parse(plain_order(rank));
+    for (const Format& f : supported_data_formats(rank)) {
+      cases.push_back(make_case(plain, f, odd_shape(rank, 3)));
+      cases.push_back(make_case(f, plain, odd_shape(rank, 3), DataType::f32, DataType::f32, {}, {},
+                                Dims(static_cast<size_t>(rank), 1), {}));
+    }
+  }
+  for (DataType st : all_data_types())
+    for (DataType dt : all_data_types())
+      cases.push_back(make_case(Format::parse("byxf"), Format::parse("bs_fs_yx_bsv4_fsv4"), {3, 19, 2, 3}, st, dt));
+  run_batch(*e, cases, true, "generic");
+}

@@ -288,6 +288,8 @@ int cmd_source(const Args& a) {
     dev.max_work_group = 256;  // no device: print what a typical device would get
     dev.type = "gpu";
   }
+  for (const auto& [impl, reason] : KernelSelector::instance().explain(ReorderParams{pr.src, pr.dst, dev}))
+    std::printf("// selector: %-8s %s\n", impl.c_str(), reason.empty() ? "accepts" : ("declines: " + reason).c_str());
   KernelData kd = plan_reorder(dev, pr.src, pr.dst, a.get("impl"));
   std::printf("// %s -> %s\n// impl %s, entry %s, options '%s', global %s, local %s\n", pr.src.describe().c_str(),
               pr.dst.describe().c_str(), kd.impl.c_str(), kd.source.entry.c_str(), kd.source.options.c_str(),
