@@ -31,7 +31,7 @@ int64_t tile_size(int64_t n, int64_t cap) {
 
 struct TileConfig {
   int64_t cap_a;  // most elements of A per work-item
-  int64_t tile;   // elements per work-item to aim for
+  int64_t tile;   // elements of 4 bytes per work-item to aim for
   size_t local;
 };
 
@@ -230,7 +230,9 @@ class TiledReorder : public ReorderImpl {
 
   KernelData generate(const ReorderParams& p) const override {
     Permutation perm = make_permutation(p.src, p.dst);
-    const TileConfig cfg = config_for(p.device);
+    TileConfig cfg = config_for(p.device);
+    // The tile budget is in bytes of the wider element: byte-sized types get proportionally longer tiles.
+    cfg.tile = cfg.tile * 4 / static_cast<int64_t>(std::max(size_of(p.src.data_type()), size_of(p.dst.data_type())));
     std::vector<PermDigit> grid = perm.digits;
     Run a, b;
     a.digits.push_back(grid.back());  // destination stride 1
@@ -251,7 +253,7 @@ class TiledReorder : public ReorderImpl {
         blen = b.length();
       // A grows along the destination while it is short, so rows are long enough to vectorise.
       int64_t alen = a.length();
-      while (alen < 16 &&
+      while (alen < 64 &&
              take(grid, a, [&](const PermDigit& d) { return d.dst_stride == alen && alen * d.extent <= cfg.cap_a; }))
         alen = a.length();
     }
