@@ -23,6 +23,12 @@ std::string Jit::wrap(const std::string& body) const {
   return out;
 }
 
+std::string macro_lines(const std::vector<std::string>& lines) {
+  std::string out;
+  for (size_t i = 0; i < lines.size(); ++i) out += (i ? " \\\n  " : "") + lines[i];
+  return out;
+}
+
 std::string cl_type(DataType t) {
   switch (t) {
     case DataType::f32: return "float";
@@ -160,9 +166,7 @@ std::string decode_stmts(const IndexPlan& plan, const std::string& p, const std:
   std::string cond;
   for (const std::string& c : valid) cond += (cond.empty() ? "" : " && ") + c;
   lines.push_back("const bool " + pre + "valid = " + (cond.empty() ? "true" : cond) + ";");
-  std::string out;
-  for (size_t i = 0; i < lines.size(); ++i) out += (i ? " \\\n  " : "") + lines[i];
-  return out;
+  return macro_lines(lines);
 }
 
 }  // namespace clreorder

@@ -24,6 +24,9 @@ class Jit {
   std::vector<std::pair<std::string, std::string>> defs_;
 };
 
+/// Statements joined with " \\\n  ", so they can be the body of a generated macro.
+std::string macro_lines(const std::vector<std::string>& lines);
+
 /// OpenCL C storage type of a data type (f16 and bf16 are ushort bit patterns).
 std::string cl_type(DataType t);
 

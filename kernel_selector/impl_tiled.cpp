@@ -300,29 +300,13 @@ class TiledReorder : public ReorderImpl {
       vec = 1;
       body = scalar_loops(perm, a, b);
     }
-    auto macro = [](const std::vector<std::string>& ls) {
-      std::string out;
-      for (size_t i = 0; i < ls.size(); ++i) out += (i ? " \\\n  " : "") + ls[i];
-      return out;
-    };
     KernelData kd;
     kd.impl = name();
-    kd.source.entry = std::string("reorder_tiled_") + problem_hash(p);
-    Jit jit;
-    jit.def("KERNEL_NAME", kd.source.entry)
-        .def("SRC_T", cl_type(p.src.data_type()))
-        .def("DST_T", cl_type(p.dst.data_type()))
-        .def("IDX_T", needs_64bit(p.src, p.dst) ? "long" : "int")
-        .def("GRID_COUNT", grid_count)
-        .def("GRID_DECODE(w)", macro(lines))
-        .def("TILE_LOOPS", macro(body))
-        .def("CONVERT(v)", convert_expr(p.src.data_type(), p.dst.data_type(), "v"));
+    Jit jit = reorder_jit(p, "reorder_tiled");
+    jit.def("GRID_COUNT", grid_count).def("GRID_DECODE(w)", macro_lines(lines)).def("TILE_LOOPS", macro_lines(body));
     if (vec > 1) jit.def("CONVERT_V(v)", convert_expr(p.src.data_type(), p.dst.data_type(), "v", vec));
-    kd.source.code = jit.wrap(embedded_kernel("reorder_tiled.cl"));
-    kd.source.options = "-cl-std=CL1.2";
-    size_t local = std::min<size_t>(cfg.local, p.device.max_work_group ? p.device.max_work_group : cfg.local);
-    kd.local = {local};
-    kd.global = {round_up(static_cast<size_t>(grid_count), local)};
+    finish_kernel(kd, jit, "reorder_tiled_" + problem_hash(p), "reorder_tiled.cl", static_cast<size_t>(grid_count),
+                  cfg.local, p.device);
     return kd;
   }
 };

@@ -11,6 +11,17 @@ namespace clreorder {
 /// 16 hex digits naming the problem exactly (both layouts in full), for unique kernel entry names.
 std::string problem_hash(const ReorderParams& p);
 
+class Jit;
+
+/// The #defines every reorder kernel shares: KERNEL_NAME (<prefix>_<problem hash>), SRC_T, DST_T, IDX_T,
+/// CONVERT(v).
+Jit reorder_jit(const ReorderParams& p, const std::string& prefix);
+
+/// Fills kd's source from the template and its launch shape: `count` work-items rounded up to a multiple
+/// of the local size `local` (capped by the device).
+void finish_kernel(KernelData& kd, const Jit& jit, const std::string& entry, const char* template_file,
+                   size_t count, size_t local, const DeviceInfo& device);
+
 std::unique_ptr<ReorderImpl> make_tiled_impl();
 std::unique_ptr<ReorderImpl> make_generic_impl();
 

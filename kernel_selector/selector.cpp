@@ -35,21 +35,12 @@ class GenericReorder : public ReorderImpl {
     const IndexPlan& dp = p.dst.plan();
     KernelData kd;
     kd.impl = name();
-    kd.source.entry = std::string("reorder_generic_") + problem_hash(p);
-    Jit jit;
-    jit.def("KERNEL_NAME", kd.source.entry)
-        .def("SRC_T", cl_type(p.src.data_type()))
-        .def("DST_T", cl_type(p.dst.data_type()))
-        .def("IDX_T", needs_64bit(p.src, p.dst) ? "long" : "int")
-        .def("DST_COUNT", dp.digit_space)
+    Jit jit = reorder_jit(p, "reorder_generic");
+    jit.def("DST_COUNT", dp.digit_space)
         .def("DST_DECODE(p)", decode_stmts(dp, "p", "d_"))
-        .def("SRC_OFFSET", offset_expr(p.src.plan(), coord_names(p.src.rank(), "d_")))
-        .def("CONVERT(v)", convert_expr(p.src.data_type(), p.dst.data_type(), "v"));
-    kd.source.code = jit.wrap(embedded_kernel("reorder_generic.cl"));
-    kd.source.options = "-cl-std=CL1.2";
-    size_t local = std::min<size_t>(kGenericLocal, p.device.max_work_group ? p.device.max_work_group : kGenericLocal);
-    kd.local = {local};
-    kd.global = {round_up(static_cast<size_t>(dp.digit_space), local)};
+        .def("SRC_OFFSET", offset_expr(p.src.plan(), coord_names(p.src.rank(), "d_")));
+    finish_kernel(kd, jit, "reorder_generic_" + problem_hash(p), "reorder_generic.cl",
+                  static_cast<size_t>(dp.digit_space), kGenericLocal, p.device);
     return kd;
   }
 };
@@ -57,6 +48,26 @@ class GenericReorder : public ReorderImpl {
 }  // namespace
 
 std::string problem_hash(const ReorderParams& p) { return hex(fnv1a(problem_key(p))); }
+
+Jit reorder_jit(const ReorderParams& p, const std::string& prefix) {
+  Jit jit;
+  jit.def("KERNEL_NAME", prefix + "_" + problem_hash(p))
+      .def("SRC_T", cl_type(p.src.data_type()))
+      .def("DST_T", cl_type(p.dst.data_type()))
+      .def("IDX_T", needs_64bit(p.src, p.dst) ? "long" : "int")
+      .def("CONVERT(v)", convert_expr(p.src.data_type(), p.dst.data_type(), "v"));
+  return jit;
+}
+
+void finish_kernel(KernelData& kd, const Jit& jit, const std::string& entry, const char* template_file, size_t count,
+                   size_t local, const DeviceInfo& device) {
+  kd.source.entry = entry;
+  kd.source.code = jit.wrap(embedded_kernel(template_file));
+  kd.source.options = "-cl-std=CL1.2";
+  if (device.max_work_group) local = std::min(local, device.max_work_group);
+  kd.local = {local};
+  kd.global = {round_up(count, local)};
+}
 
 std::unique_ptr<ReorderImpl> make_generic_impl() { return std::make_unique<GenericReorder>(); }
 
@@ -104,11 +115,11 @@ std::vector<std::pair<std::string, std::string>> KernelSelector::explain(const R
 KernelSource offset_probe_source(const Layout& src, const Layout& dst) {
   check_compatible(src, dst);
   const int r = src.rank();
-  std::string logical = "IDX_T lr = n;";
+  std::vector<std::string> logical = {"IDX_T lr = n;"};
   for (int a = r - 1; a > 0; --a)
-    logical += " \\\n  const IDX_T c" + std::to_string(a) + " = lr % " + std::to_string(src.dims()[a]) + "; lr /= " +
-               std::to_string(src.dims()[a]) + ";";
-  logical += " \\\n  const IDX_T c0 = lr;";
+    logical.push_back("const IDX_T c" + std::to_string(a) + " = lr % " + std::to_string(src.dims()[a]) + "; lr /= " +
+                      std::to_string(src.dims()[a]) + ";");
+  logical.push_back("const IDX_T c0 = lr;");
   std::string linear;
   for (int a = 0; a < r; ++a)
     linear = a == 0 ? "d_c0" : "(" + linear + ") * " + std::to_string(dst.dims()[a]) + " + d_c" + std::to_string(a);
@@ -118,7 +129,7 @@ KernelSource offset_probe_source(const Layout& src, const Layout& dst) {
   jit.def("KERNEL_NAME", ks.entry)
       .def("IDX_T", needs_64bit(src, dst) ? "long" : "int")
       .def("LOGICAL_COUNT", src.logical_elements())
-      .def("LOGICAL_DECODE(n)", logical)
+      .def("LOGICAL_DECODE(n)", macro_lines(logical))
       .def("SRC_OFFSET", offset_expr(src.plan(), coord_names(r, "")))
       .def("DST_COUNT", dst.plan().digit_space)
       .def("DST_DECODE(p)", decode_stmts(dst.plan(), "p", "d_"))
