@@ -147,7 +147,7 @@ int vector_width(const Run& a, const Run& b, const Permutation& perm) {
 // (destination-dense). Rows of padding load as zero; padding columns store zero.
 std::vector<std::string> transpose_loops(const ReorderParams& p, const Permutation& perm, const Run& a, const Run& b,
                                          int vec) {
-  const std::string V = num(vec), st = cl_type(p.src.data_type()) + V, dt = cl_type(p.dst.data_type()) + V;
+  const std::string V = num(vec), dt = cl_type(p.dst.data_type()) + V;
   const char* comp = "0123456789abcdef";
   std::vector<int> axes = masked_axes(perm, a, b);
   std::vector<std::string> body;
@@ -158,18 +158,18 @@ std::vector<std::string> transpose_loops(const ReorderParams& p, const Permutati
     std::vector<std::string> ok = {"g_ok"};
     for (int ax : axes)
       if (a.has_axis(ax)) axis_checks(perm.axes[static_cast<size_t>(ax)], tile_coord(ax, a, Run{}, row, "0"), &ok, nullptr);
-    std::string load = "vload" + V + "(0, src + s_off + ib + " + a.src_offset(row) + ")";
-    body.push_back("    const " + st + " r" + num(i) + " = (" + join(ok) + ") ? " + load + " : (" + st + ")0;");
+    // Rows are converted as loaded, while they are whole vectors; the transpose then moves destination values.
+    std::string load = "CONVERT_V(vload" + V + "(0, src + s_off + ib + " + a.src_offset(row) + "))";
+    body.push_back("    const " + dt + " r" + num(i) + " = (" + join(ok) + ") ? " + load + " : (" + dt + ")0;");
   }
   for (int j = 0; j < vec; ++j) {
     const std::string column = "ib + " + num(j);
     std::vector<std::string> ok, wr;
     for (int ax : axes)
       if (b.has_axis(ax)) axis_checks(perm.axes[static_cast<size_t>(ax)], tile_coord(ax, Run{}, b, "0", column), &ok, &wr);
-    std::string col = "(" + st + ")(";
-    for (int i = 0; i < vec; ++i) col += std::string(i ? ", " : "") + "r" + num(i) + ".s" + comp[j];
-    col += ")";
-    std::string value = "CONVERT_V(" + col + ")";
+    std::string value = "(" + dt + ")(";
+    for (int i = 0; i < vec; ++i) value += std::string(i ? ", " : "") + "r" + num(i) + ".s" + comp[j];
+    value += ")";
     if (!ok.empty()) value = "(" + join(ok) + ") ? " + value + " : (" + dt + ")0";
     std::string store = "vstore" + V + "(" + value + ", 0, dst + d_off + " + b.dst_offset(column) + " + ia);";
     body.push_back(wr.empty() ? "    " + store : "    if (" + join(wr) + ") " + store);
