@@ -128,8 +128,7 @@ Layout::Layout(Format format, DataType type, Dims dims, Dims pad_lower, Dims pad
     pg.dim = g.dim;
     pg.divisor = g.divisor;
     pg.extent = g.extent ? g.extent : p.pdims[g.dim].extent / g.divisor;
-    pg.needs_mod = g.divisor * pg.extent < p.pdims[g.dim].extent || g.extent != 0;
-    if (g.extent == 0) pg.needs_mod = false;
+    pg.needs_mod = g.extent != 0;  // blocks wrap; the outer part (slice) of a dim never does
     p.digits.push_back(pg);
   }
   int64_t stride = 1;

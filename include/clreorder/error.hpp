@@ -10,6 +10,7 @@ namespace clreorder {
 /// The exception every clreorder call throws on bad input or a failing OpenCL call.
 class Error : public std::runtime_error {
  public:
+  /// An error whose message names the offending value.
   explicit Error(const std::string& what) : std::runtime_error(what) {}
 };
 

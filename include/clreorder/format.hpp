@@ -22,6 +22,7 @@ const char* to_string(FormatKind kind);
 struct Dim {
   std::string axes;   ///< logical axis letters, outer first ("f", or "yx" when fused)
   int64_t align = 1;  ///< the padded extent is rounded up to a multiple of this (and of the blocks)
+  /// Same axes and alignment.
   bool operator==(const Dim& o) const { return axes == o.axes && align == o.align; }
 };
 
@@ -32,6 +33,7 @@ struct Level {
   int64_t block = 0;       ///< block size; 0 for the outer part (its extent follows from the shape)
   char tag = 'v';          ///< how a block is written: 'v' (fsv16) or 'a' (osa4)
   bool new_token = true;   ///< starts a new '_'-separated token (keeps `fs_b_yx` distinct from `fs_byx`)
+  /// Same dim and block (the spelling fields do not change the element order).
   bool operator==(const Level& o) const { return dim == o.dim && block == o.block; }
 };
 
@@ -55,18 +57,23 @@ class Format {
 
   /// Canonical name, printed from the data: parse(n).name() == n for every canonical name n.
   std::string name() const;
+  /// Data, weights or grouped weights (from the axes used).
   FormatKind kind() const { return kind_; }
   /// Logical axis letters in canonical order ("bfyx", "oizyx", "goiyx").
   const std::string& axes() const { return axes_; }
+  /// Number of logical axes.
   int rank() const { return static_cast<int>(axes_.size()); }
   /// Physical order of the outer parts of the dims, outer first, e.g. "bfyx" for b_fs_yx_fsv16.
   std::string order() const;
+  /// Physical dims (one or several fused axes each), in order of first appearance in the name.
   const std::vector<Dim>& dims() const { return dims_; }
+  /// Levels as written in the name, outer first.
   const std::vector<Level>& levels() const { return levels_; }
   /// Effective digits in physical order (blocks resolved to divisors, swizzle applied).
   const std::vector<Digit>& digits() const { return digits_; }
   /// Blocks in physical order as "f16" or "o4 i8 o8 i4"; "-" when unblocked.
   std::string blocks_string() const;
+  /// Whether any axis is split into blocks.
   bool is_blocked() const;
   /// Swizzle factor of the o tile (OpenVINO `_swizzled_by_N`), 0 when none.
   int64_t swizzle() const { return swizzle_; }
@@ -75,7 +82,9 @@ class Format {
   /// Whether a dim's outer part is a slice (written "fs", "yxs"): it has blocks or fuses several axes.
   bool dim_is_sliced(int dim) const;
 
+  /// Same element order (kind, axes, dims, levels, swizzle), whatever the token grouping of the names.
   bool operator==(const Format& o) const;
+  /// Different element order.
   bool operator!=(const Format& o) const { return !(*this == o); }
 
  private:
@@ -91,7 +100,7 @@ class Format {
 /// A registered format: a name known to inference runtimes, or one listed as not supported with why.
 struct FormatEntry {
   std::string name;
-  std::string source;        ///< where the row comes from ("openvino" or "onednn alias of ...")
+  std::string source;        ///< where the row comes from ("openvino": FORMATS.md section 1)
   std::string unsupported;   ///< empty when supported; otherwise the reason
 };
 

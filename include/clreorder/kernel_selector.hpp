@@ -31,6 +31,7 @@ struct KernelData {
 /// One way to reorder. Implementations are stateless.
 class ReorderImpl {
  public:
+  /// Implementations are owned by the selector through this base.
   virtual ~ReorderImpl() = default;
   /// Stable name, used by the force switch, logs, tests and benchmarks.
   virtual const char* name() const = 0;

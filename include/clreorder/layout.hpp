@@ -34,7 +34,7 @@ struct PlanDigit {
   int64_t divisor = 1;    ///< digit value = (dim value / divisor) % extent
   int64_t extent = 1;
   int64_t stride = 1;     ///< elements between consecutive values of this digit
-  bool needs_mod = true;  ///< false for the most significant digit of its dim (the value is already < extent)
+  bool needs_mod = true;  ///< false for the outer part (slice) of its dim: its value is already < extent
 };
 
 /// One physical dim of the plan: the logical axes it combines and their padded extents.
@@ -71,12 +71,19 @@ class Layout {
   /// Validates everything and throws naming the offending value.
   Layout(Format format, DataType type, Dims dims, Dims pad_lower = {}, Dims pad_upper = {});
 
+  /// The memory format.
   const Format& format() const { return format_; }
+  /// The element type.
   DataType data_type() const { return type_; }
+  /// Logical dims in canonical axis order.
   const Dims& dims() const { return dims_; }
+  /// Explicit lower padding per logical axis.
   const Dims& pad_lower() const { return pad_lower_; }
+  /// Explicit upper padding per logical axis.
   const Dims& pad_upper() const { return pad_upper_; }
+  /// Number of logical axes.
   int rank() const { return format_.rank(); }
+  /// The index plan every offset comes from (host reference and generated kernels alike).
   const IndexPlan& plan() const { return plan_; }
 
   /// Logical element count (product of dims).

@@ -54,9 +54,13 @@ class Engine {
   /// Wraps a caller's context and queue (retained); the device is the queue's.
   Engine(cl_context context, cl_command_queue queue);
 
+  /// The context reorders run in.
   const cl::Context& context() const { return context_; }
+  /// The device.
   const cl::Device& device() const { return device_; }
+  /// The in-order queue reorders are enqueued on.
   const cl::CommandQueue& queue() const { return queue_; }
+  /// The device as `clreorder devices` lists it.
   const DeviceInfo& info() const { return info_; }
 
  private:
@@ -92,6 +96,7 @@ struct KernelHandle {
 struct LockedKernel {
   cl::Kernel kernel;
   std::unique_lock<std::mutex> lock;
+  /// Locks the handle's mutex for the lifetime of this object.
   explicit LockedKernel(const KernelHandle& h) : kernel(h.kernel), lock(*h.mutex) {}
 };
 
