@@ -274,6 +274,13 @@ TEST(Device, BadInputGetsClearErrors) {
   EXPECT_NE(none.find("'no-such-device-xyz' matches no OpenCL device"), std::string::npos);
   EXPECT_NE(none.find(e->info().name), std::string::npos);  // lists the devices there are
   EXPECT_NE(msg([] { choose_device("999"); }).find("'999'"), std::string::npos);
+  // OpenCL failures name the call and the code by name; a build failure carries the build log.
+  KernelSource broken{"broken_kernel", "__kernel void broken_kernel(__global float* p) { p[0] = undefined_name; }", "-cl-std=CL1.2"};
+  std::string build = msg([&] { ProgramCache::instance().kernel(e->context(), e->device(), broken); });
+  EXPECT_NE(build.find("clBuildProgram failed: CL_BUILD_PROGRAM_FAILURE (-11)"), std::string::npos) << build;
+  EXPECT_NE(build.find("undefined_name"), std::string::npos) << build;
+  EXPECT_STREQ(cl_error_name(-54), "CL_INVALID_WORK_GROUP_SIZE");
+  EXPECT_STREQ(cl_error_name(CL_OUT_OF_RESOURCES), "CL_OUT_OF_RESOURCES");
 }
 
 TEST(Device, ForcedGenericIsTheFallbackForEveryPair) {

@@ -1,5 +1,6 @@
 // clreorder command-line tool: thin argument parsing over the library (all logic lives there, so the CLI,
 // the C++ API and tests behave the same). See `clreorder help`.
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
@@ -176,14 +177,15 @@ int cmd_explain(const Args& a) {
     return 0;
   }
   const int64_t limit = a.has("limit") ? parse_dims(a.get("limit")).at(0) : 4096;
-  std::vector<std::string> lines(static_cast<size_t>(l.elements()), "pad");
+  // Dense plans store digit tuple p at offset p, so only the printed lines are decoded, whatever the size.
+  if (!l.plan().dense()) throw Error("explain: " + l.describe() + " is not a dense layout");
   int64_t c[8], off;
-  for (int64_t p = 0; p < l.plan().digit_space; ++p)
-    if (l.plan().decode(p, &off, c)) lines[static_cast<size_t>(off)] = coord_text(f, c);
-  for (int64_t i = 0; i < static_cast<int64_t>(lines.size()) && i < limit; ++i)
-    std::printf("i = %lld => %s\n", static_cast<long long>(i), lines[static_cast<size_t>(i)].c_str());
-  if (static_cast<int64_t>(lines.size()) > limit)
-    std::printf("... %lld more (raise --limit)\n", static_cast<long long>(lines.size() - limit));
+  const int64_t shown = std::min(limit, l.elements());
+  for (int64_t p = 0; p < shown; ++p) {
+    bool valid = l.plan().decode(p, &off, c);
+    std::printf("i = %lld => %s\n", static_cast<long long>(off), valid ? coord_text(f, c).c_str() : "pad");
+  }
+  if (l.elements() > shown) std::printf("... %lld more (raise --limit)\n", static_cast<long long>(l.elements() - shown));
   return 0;
 }
 
@@ -203,6 +205,10 @@ Pair pair_from(const Args& a) {
 
 int run_reorder(const Engine& engine, const Pair& pr, const std::string& input, const std::string& output, bool check,
                 const std::string& impl) {
+  for (const Layout* l : {&pr.src, &pr.dst})
+    if (static_cast<uint64_t>(l->bytes()) > engine.info().max_alloc)
+      throw Error(l->describe() + " needs " + std::to_string(l->bytes()) + " bytes, over the largest buffer device '" +
+                  engine.info().name + "' allows (" + std::to_string(engine.info().max_alloc) + ")");
   std::vector<uint8_t> src;
   if (!input.empty()) {
     std::ifstream in(input, std::ios::binary);
