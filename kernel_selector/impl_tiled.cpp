@@ -111,14 +111,15 @@ std::vector<int> masked_axes(const Permutation& perm, const Run& a, const Run& b
 }
 
 // Element loops: ia along A (destination-dense, innermost: contiguous stores), ib along B.
-std::vector<std::string> scalar_loops(const Permutation& perm, const Run& a, const Run& b) {
+std::vector<std::string> scalar_loops(const Permutation& perm, const Run& a, const Run& b, bool b_src_dense) {
   std::vector<std::string> ok = {"g_ok"}, wr;
   for (int ax : masked_axes(perm, a, b)) axis_checks(perm.axes[static_cast<size_t>(ax)], tile_coord(ax, a, b, "ia", "ib"), &ok, &wr);
   std::vector<std::string> body;
   body.push_back("for (int ib = 0; ib < " + num(b.length()) + "; ++ib) {");
   body.push_back("  for (int ia = 0; ia < " + num(a.length()) + "; ++ia) {");
-  std::string dst_i = "d_off + " + b.dst_offset("ib") + " + " + a.dst_offset("ia");
-  std::string src_i = "s_off + " + b.src_offset("ib") + " + " + a.src_offset("ia");
+  // A is dense in the destination, so its destination offset is ia itself; likewise B's source offset is ib.
+  std::string dst_i = "d_off + " + b.dst_offset("ib") + " + ia";
+  std::string src_i = "s_off + " + (b_src_dense ? std::string("ib") : b.src_offset("ib")) + " + " + a.src_offset("ia");
   std::string store = "dst[" + dst_i + "] = (" + join(ok) + ") ? CONVERT(src[" + src_i + "]) : (DST_T)0;";
   body.push_back(wr.empty() ? "    " + store : "    if (" + join(wr) + ") " + store);
   body.push_back("  }");
@@ -298,7 +299,7 @@ class TiledReorder : public ReorderImpl {
       body = row_loops(p, perm, a, b, vec);
     } else {
       vec = 1;
-      body = scalar_loops(perm, a, b);
+      body = scalar_loops(perm, a, b, !a_src_dense);
     }
     KernelData kd;
     kd.impl = name();
