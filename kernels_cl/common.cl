@@ -55,3 +55,13 @@ CR_CONVERSIONS(4, _4)
 CR_CONVERSIONS(8, _8)
 CR_CONVERSIONS(16, _16)
 #undef CR_CONVERSIONS
+
+// The argument list every reorder kernel takes (the selector's contract, see KernelData): source and
+// destination buffers and their element offsets. SRC_T, DST_T and IDX_T come from each kernel's #defines.
+#define CR_REORDER_ARGS __global const SRC_T* restrict src, __global DST_T* restrict dst, ulong src_base, ulong dst_base
+// Work-item `i` of `count` (the global size is rounded up, so the tail returns), buffers moved to their offsets.
+#define CR_REORDER_BEGIN(i, count)        \
+  const IDX_T i = (IDX_T)get_global_id(0); \
+  if (i >= (count)) return;                \
+  src += src_base;                         \
+  dst += dst_base;

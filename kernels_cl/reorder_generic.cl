@@ -3,12 +3,8 @@
 // gets zero, everything else the converted source element. Every destination element is written exactly
 // once, so the destination needs no pre-zeroing. Accepts every pair of layouts.
 // Generated: KERNEL_NAME, SRC_T, DST_T, IDX_T, DST_COUNT, DST_DECODE(p), SRC_OFFSET, CONVERT(v).
-__kernel void KERNEL_NAME(__global const SRC_T* restrict src, __global DST_T* restrict dst, ulong src_base,
-                          ulong dst_base) {
-  const IDX_T p = (IDX_T)get_global_id(0);
-  if (p >= DST_COUNT) return;
-  src += src_base;
-  dst += dst_base;
+__kernel void KERNEL_NAME(CR_REORDER_ARGS) {
+  CR_REORDER_BEGIN(p, DST_COUNT)
   DST_DECODE(p)
   DST_T out = (DST_T)0;
   if (d_valid) out = CONVERT(src[SRC_OFFSET]);
