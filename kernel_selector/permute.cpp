@@ -10,7 +10,7 @@ namespace {
 struct AxisDigit {
   int64_t divisor, extent, stride;
   size_t order;  // position in its plan's digit list
-  bool top;      // most significant digit of its dim (extent follows from the shape)
+  bool top;      // the outer part (slice) of its dim: its extent follows from the shape
 };
 
 std::vector<AxisDigit> axis_digits(const IndexPlan& plan, int dim) {
@@ -18,7 +18,7 @@ std::vector<AxisDigit> axis_digits(const IndexPlan& plan, int dim) {
   for (size_t k = 0; k < plan.digits.size(); ++k) {
     const PlanDigit& g = plan.digits[k];
     if (g.dim != dim) continue;
-    out.push_back({g.divisor, g.extent, g.stride, k, g.divisor * g.extent >= plan.pdims[dim].extent});
+    out.push_back({g.divisor, g.extent, g.stride, k, !g.needs_mod});
   }
   return out;
 }

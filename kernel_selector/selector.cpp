@@ -45,7 +45,15 @@ class GenericReorder : public ReorderImpl {
   }
 };
 
+cl::NDRange nd_range(const std::vector<size_t>& v) {
+  return v.size() == 1 ? cl::NDRange(v[0]) : v.size() == 2 ? cl::NDRange(v[0], v[1]) : cl::NDRange(v[0], v[1], v[2]);
+}
+
 }  // namespace
+
+cl::NDRange KernelData::global_range() const { return nd_range(global); }
+
+cl::NDRange KernelData::local_range() const { return nd_range(local); }
 
 std::string problem_hash(const ReorderParams& p) { return hex(fnv1a(problem_key(p))); }
 

@@ -43,10 +43,7 @@ std::string BenchResult::json(const Layout& src, const Layout& dst) const {
 BenchResult bench_reorder(const Engine& engine, const Layout& src, const Layout& dst, const std::string& force, int runs) {
   if (runs < 1) throw Error("bench: runs must be at least 1, got " + std::to_string(runs));
   check_compatible(src, dst);
-  for (const Layout* l : {&src, &dst})
-    if (static_cast<uint64_t>(l->bytes()) > engine.info().max_alloc)
-      throw Error(l->describe() + " needs " + std::to_string(l->bytes()) + " bytes, over the largest buffer device '" +
-                  engine.info().name + "' allows (" + std::to_string(engine.info().max_alloc) + ")");
+  for (const Layout* l : {&src, &dst}) check_fits_device(engine.info(), *l);
   BenchResult r;
   r.runs = runs;
   try {
@@ -97,13 +94,11 @@ BenchResult bench_reorder(const Engine& engine, const Layout& src, const Layout&
       k.kernel.setArg(2, cl_ulong(0));
       k.kernel.setArg(3, cl_ulong(0));
     }
-    cl::NDRange global = kd.global.size() == 1 ? cl::NDRange(kd.global[0]) : cl::NDRange(kd.global[0], kd.global[1]);
-    cl::NDRange local = kd.local.size() == 1 ? cl::NDRange(kd.local[0]) : cl::NDRange(kd.local[0], kd.local[1]);
     for (int i = 0; i < n_enqueue; ++i) {
       double t0 = now_ms();
       reorder(engine, s, 0, src, d, 0, dst, opt);
       double t1 = now_ms();
-      q.enqueueNDRangeKernel(h.kernel, cl::NullRange, global, local);
+      q.enqueueNDRangeKernel(h.kernel, cl::NullRange, kd.global_range(), kd.local_range());
       double t2 = now_ms();
       ours.push_back((t1 - t0) * 1e3);
       bare.push_back((t2 - t1) * 1e3);

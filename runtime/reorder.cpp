@@ -34,10 +34,6 @@ struct Dispatch {
   cl::NDRange global, local;
 };
 
-cl::NDRange nd(const std::vector<size_t>& v) {
-  return v.size() == 1 ? cl::NDRange(v[0]) : v.size() == 2 ? cl::NDRange(v[0], v[1]) : cl::NDRange(v[0], v[1], v[2]);
-}
-
 std::string env(const char* name) {
   const char* v = std::getenv(name);
   return v ? v : "";
@@ -68,14 +64,20 @@ std::shared_ptr<Dispatch> dispatch_for(const cl::CommandQueue& queue, const Layo
   d->impl = kd.impl;
   d->entry = kd.source.entry;
   d->kernel = ProgramCache::instance().handle(ctx, dev, kd.source);
-  d->global = nd(kd.global);
-  d->local = nd(kd.local);
+  d->global = kd.global_range();
+  d->local = kd.local_range();
   std::lock_guard<std::mutex> guard(mutex);
   table.emplace(key, d);
   return d;
 }
 
 }  // namespace
+
+void check_fits_device(const DeviceInfo& device, const Layout& layout) {
+  if (static_cast<uint64_t>(layout.bytes()) > device.max_alloc)
+    throw Error(layout.describe() + " needs " + std::to_string(layout.bytes()) + " bytes, over the largest buffer device '" +
+                device.name + "' allows (" + std::to_string(device.max_alloc) + ")");
+}
 
 KernelData plan_reorder(const DeviceInfo& device, const Layout& src, const Layout& dst, const std::string& force) {
   return KernelSelector::instance().select(ReorderParams{src, dst, device}, force);
@@ -125,10 +127,7 @@ std::vector<uint8_t> reorder(const Engine& engine, const std::vector<uint8_t>& s
   if (static_cast<int64_t>(src.size()) != src_layout.bytes())
     throw Error("source holds " + std::to_string(src.size()) + " bytes but " + src_layout.describe() + " needs " +
                 std::to_string(src_layout.bytes()));
-  for (const Layout* l : {&src_layout, &dst_layout})
-    if (static_cast<uint64_t>(l->bytes()) > engine.info().max_alloc)
-      throw Error(l->describe() + " needs " + std::to_string(l->bytes()) + " bytes, over the largest buffer device '" +
-                  engine.info().name + "' allows (" + std::to_string(engine.info().max_alloc) + ")");
+  for (const Layout* l : {&src_layout, &dst_layout}) check_fits_device(engine.info(), *l);
   std::vector<uint8_t> out(static_cast<size_t>(dst_layout.bytes()));
   try {
     cl::Buffer s(engine.context(), CL_MEM_READ_ONLY, std::max<size_t>(src.size(), 1));

@@ -17,20 +17,12 @@
 #include "test_support.hpp"
 
 using namespace clreorder;
+using clreorder_test::error_of;
 
 namespace {
 
 Layout L(const std::string& fmt, Dims dims, Dims lo = {}, Dims up = {}, DataType t = DataType::f32) {
   return Layout(format_from_name(fmt), t, std::move(dims), std::move(lo), std::move(up));
-}
-
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "";
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -46,6 +47,16 @@ inline clreorder::Engine* engine(std::string* why) {
     if (clreorder_test::in_ci()) FAIL() << "CI=true but no OpenCL device: " << why_no_device_; \
     GTEST_SKIP() << "no OpenCL device (" << why_no_device_ << "); install pocl-opencl-icd"; \
   }
+
+/// The message of the clreorder::Error that `f` throws, or "" when it throws none.
+inline std::string error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const clreorder::Error& e) {
+    return e.what();
+  }
+  return "";
+}
 
 /// Deterministic bytes (xorshift), so failures reproduce.
 inline std::vector<uint8_t> random_bytes(size_t n, uint64_t seed) {

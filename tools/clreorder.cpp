@@ -205,10 +205,7 @@ Pair pair_from(const Args& a) {
 
 int run_reorder(const Engine& engine, const Pair& pr, const std::string& input, const std::string& output, bool check,
                 const std::string& impl) {
-  for (const Layout* l : {&pr.src, &pr.dst})
-    if (static_cast<uint64_t>(l->bytes()) > engine.info().max_alloc)
-      throw Error(l->describe() + " needs " + std::to_string(l->bytes()) + " bytes, over the largest buffer device '" +
-                  engine.info().name + "' allows (" + std::to_string(engine.info().max_alloc) + ")");
+  for (const Layout* l : {&pr.src, &pr.dst}) check_fits_device(engine.info(), *l);  // before allocating the pattern
   std::vector<uint8_t> src;
   if (!input.empty()) {
     std::ifstream in(input, std::ios::binary);

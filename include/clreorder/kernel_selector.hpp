@@ -26,6 +26,10 @@ struct KernelData {
   KernelSource source;
   std::vector<size_t> global; ///< global work size, already a multiple of local
   std::vector<size_t> local;  ///< local work size
+  /// global as a cl::NDRange.
+  cl::NDRange global_range() const;
+  /// local as a cl::NDRange.
+  cl::NDRange local_range() const;
 };
 
 /// One way to reorder. Implementations are stateless.

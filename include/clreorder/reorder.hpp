@@ -42,6 +42,10 @@ ReorderResult reorder(const Engine& engine, const cl::Buffer& src, size_t src_of
 std::vector<uint8_t> reorder(const Engine& engine, const std::vector<uint8_t>& src, const Layout& src_layout,
                              const Layout& dst_layout, const ReorderOptions& opt = {}, ReorderResult* result = nullptr);
 
+/// Throws naming the layout, its bytes and the device when the layout needs a larger buffer than the
+/// device can allocate (CL_DEVICE_MAX_MEM_ALLOC_SIZE).
+void check_fits_device(const DeviceInfo& device, const Layout& layout);
+
 /// The kernel the selector picks for a pair on a device, without running it.
 KernelData plan_reorder(const DeviceInfo& device, const Layout& src, const Layout& dst, const std::string& force = "");
 
