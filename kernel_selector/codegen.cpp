@@ -29,6 +29,12 @@ std::string macro_lines(const std::vector<std::string>& lines) {
   return out;
 }
 
+std::string join_and(const std::vector<std::string>& conditions) {
+  std::string out;
+  for (const std::string& c : conditions) out += (out.empty() ? "" : " && ") + c;
+  return out;
+}
+
 std::string cl_type(DataType t) {
   switch (t) {
     case DataType::f32: return "float";
@@ -163,9 +169,7 @@ std::string decode_stmts(const IndexPlan& plan, const std::string& p, const std:
       off += (off.empty() ? "" : " + ") + (plan.digits[k].stride == 1 ? g[k] : g[k] + " * " + num(plan.digits[k].stride));
   }
   lines.push_back("const IDX_T " + pre + "off = " + off + (plan.base ? " + " + num(plan.base) : "") + ";");
-  std::string cond;
-  for (const std::string& c : valid) cond += (cond.empty() ? "" : " && ") + c;
-  lines.push_back("const bool " + pre + "valid = " + (cond.empty() ? "true" : cond) + ";");
+  lines.push_back("const bool " + pre + "valid = " + (valid.empty() ? "true" : join_and(valid)) + ";");
   return macro_lines(lines);
 }
 

@@ -27,6 +27,9 @@ class Jit {
 /// Statements joined with " \\\n  ", so they can be the body of a generated macro.
 std::string macro_lines(const std::vector<std::string>& lines);
 
+/// Conditions joined with " && " ("" for none).
+std::string join_and(const std::vector<std::string>& conditions);
+
 /// OpenCL C storage type of a data type (f16 and bf16 are ushort bit patterns).
 std::string cl_type(DataType t);
 

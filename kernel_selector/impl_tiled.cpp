@@ -1,6 +1,6 @@
 // The `tiled` implementation: a reorder as a strided permutation (permute.hpp). Each work-item owns a tile
-// of the destination-contiguous digit A and the source-contiguous digit B; the other digits are decoded
-// once per work-item, so the per-element work is two multiply-adds and the masks that the shape needs.
+// of a destination-dense run of digits A and a source-dense run B; the other digits are decoded once per
+// work-item, so the per-element work is a few multiply-adds and the masks that the shape needs.
 // Shapes, strides and masks are constants in the generated code.
 #include <algorithm>
 #include <functional>
@@ -40,12 +40,6 @@ struct TileConfig {
 TileConfig config_for(const DeviceInfo& dev) {
   if (dev.type == "cpu") return {256, 1024, 8};
   return {16, 256, 64};
-}
-
-std::string join(const std::vector<std::string>& xs) {
-  std::string s;
-  for (const std::string& x : xs) s += (s.empty() ? "" : " && ") + x;
-  return s;
 }
 
 // Conditions on axis `ax` for the padded coordinate expression `v` (validity, and whether to write).
@@ -120,8 +114,8 @@ std::vector<std::string> scalar_loops(const Permutation& perm, const Run& a, con
   // A is dense in the destination, so its destination offset is ia itself; likewise B's source offset is ib.
   std::string dst_i = "d_off + " + b.dst_offset("ib") + " + ia";
   std::string src_i = "s_off + " + (b_src_dense ? std::string("ib") : b.src_offset("ib")) + " + " + a.src_offset("ia");
-  std::string store = "dst[" + dst_i + "] = (" + join(ok) + ") ? CONVERT(src[" + src_i + "]) : (DST_T)0;";
-  body.push_back(wr.empty() ? "    " + store : "    if (" + join(wr) + ") " + store);
+  std::string store = "dst[" + dst_i + "] = (" + join_and(ok) + ") ? CONVERT(src[" + src_i + "]) : (DST_T)0;";
+  body.push_back(wr.empty() ? "    " + store : "    if (" + join_and(wr) + ") " + store);
   body.push_back("  }");
   body.push_back("}");
   return body;
@@ -161,7 +155,7 @@ std::vector<std::string> transpose_loops(const ReorderParams& p, const Permutati
       if (a.has_axis(ax)) axis_checks(perm.axes[static_cast<size_t>(ax)], tile_coord(ax, a, Run{}, row, "0"), &ok, nullptr);
     // Rows are converted as loaded, while they are whole vectors; the transpose then moves destination values.
     std::string load = "CONVERT_V(vload" + V + "(0, src + s_off + ib + " + a.src_offset(row) + "))";
-    body.push_back("    const " + dt + " r" + num(i) + " = (" + join(ok) + ") ? " + load + " : (" + dt + ")0;");
+    body.push_back("    const " + dt + " r" + num(i) + " = (" + join_and(ok) + ") ? " + load + " : (" + dt + ")0;");
   }
   for (int j = 0; j < vec; ++j) {
     const std::string column = "ib + " + num(j);
@@ -171,9 +165,9 @@ std::vector<std::string> transpose_loops(const ReorderParams& p, const Permutati
     std::string value = "(" + dt + ")(";
     for (int i = 0; i < vec; ++i) value += std::string(i ? ", " : "") + "r" + num(i) + ".s" + comp[j];
     value += ")";
-    if (!ok.empty()) value = "(" + join(ok) + ") ? " + value + " : (" + dt + ")0";
+    if (!ok.empty()) value = "(" + join_and(ok) + ") ? " + value + " : (" + dt + ")0";
     std::string store = "vstore" + V + "(" + value + ", 0, dst + d_off + " + b.dst_offset(column) + " + ia);";
-    body.push_back(wr.empty() ? "    " + store : "    if (" + join(wr) + ") " + store);
+    body.push_back(wr.empty() ? "    " + store : "    if (" + join_and(wr) + ") " + store);
   }
   body.push_back("  }");
   body.push_back("}");
@@ -196,8 +190,8 @@ std::vector<std::string> row_loops(const ReorderParams& p, const Permutation& pe
   for (int ax : masked_axes(perm, a, b)) axis_checks(perm.axes[static_cast<size_t>(ax)], tile_coord(ax, Run{}, b, "0", "ib"), &ok, &wr);
   std::vector<std::string> body;
   body.push_back("for (int ib = 0; ib < " + num(b.length()) + "; ++ib) {");
-  if (!wr.empty()) body.push_back("  if (!(" + join(wr) + ")) continue;");
-  body.push_back("  const bool ok = " + join(ok) + ";");
+  if (!wr.empty()) body.push_back("  if (!(" + join_and(wr) + ")) continue;");
+  body.push_back("  const bool ok = " + join_and(ok) + ";");
   body.push_back("  for (int ia = 0; ia < " + num(a.length()) + "; ia += " + V + ") {");
   body.push_back("    vstore" + V + "(ok ? CONVERT_V(vload" + V + "(0, src + s_off + " + b.src_offset("ib") + " + ia)) : (" + dt +
                  ")0, 0, dst + d_off + " + b.dst_offset("ib") + " + ia);");
@@ -288,8 +282,8 @@ class TiledReorder : public ReorderImpl {
       lines.push_back("const IDX_T " + vname + " = " + (axis_v[ax].empty() ? "0" : axis_v[ax]) + ";");
       if (!a.has_axis(static_cast<int>(ax)) && !b.has_axis(static_cast<int>(ax))) axis_checks(m, vname, &grid_ok, &grid_wr);
     }
-    if (!grid_wr.empty()) lines.push_back("if (!(" + join(grid_wr) + ")) return;");
-    lines.push_back("const bool g_ok = " + (grid_ok.empty() ? std::string("true") : join(grid_ok)) + ";");
+    if (!grid_wr.empty()) lines.push_back("if (!(" + join_and(grid_wr) + ")) return;");
+    lines.push_back("const bool g_ok = " + (grid_ok.empty() ? std::string("true") : join_and(grid_ok)) + ";");
 
     int vec = 1;
     std::vector<std::string> body;
