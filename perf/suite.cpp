@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <string>
 #include <vector>
@@ -21,6 +22,14 @@ using namespace clreorder;
 namespace {
 
 // Bars of the ratio to copy per case, with lines at the targets (0.6 floor, 0.9 mean) and at 1.0.
+// Results are the point of a run: a file that cannot be written is an error, not a silent loss.
+void write_file(const std::string& path, const std::string& text) {
+  std::ofstream f(path);
+  f << text;
+  f.close();
+  if (!f) throw clreorder::Error("cannot write '" + path + "'");
+}
+
 std::string svg_chart(const std::vector<std::pair<std::string, double>>& bars, const std::string& title) {
   const int row = 22, left = 330, width = 420, top = 40;
   const int height = top + row * static_cast<int>(bars.size()) + 40;
@@ -160,11 +169,14 @@ int main(int argc, char** argv) {
                     n_dnnl);
     md += summary;
     std::printf("%s", summary);
-    std::ofstream(out + "/suite.md") << "Device: " << engine.info().platform << " / " << engine.info().name
-                                     << "; each case: the median-ratio repeat of " << repeat << ", each a median of "
-                                     << runs << " runs.\n\n" << md;
-    std::ofstream(out + "/suite.csv") << csv;
-    std::ofstream(out + "/suite.svg") << svg_chart(bars, "clreorder on " + engine.info().name + ": ratio to clEnqueueCopyBuffer (same run)");
+    std::error_code ec;
+    std::filesystem::create_directories(out, ec);
+    std::string md_text = std::string("Device: ") + engine.info().platform + " / " + engine.info().name +
+                          "; each case: the median-ratio repeat of " + std::to_string(repeat) + ", each a median of " +
+                          std::to_string(runs) + " runs.\n\n" + md;
+    write_file(out + "/suite.md", md_text);
+    write_file(out + "/suite.csv", csv);
+    write_file(out + "/suite.svg", svg_chart(bars, "clreorder on " + engine.info().name + ": ratio to clEnqueueCopyBuffer (same run)"));
     std::printf("wrote %s/suite.md, %s/suite.csv and %s/suite.svg\n", out.c_str(), out.c_str(), out.c_str());
   } catch (const std::exception& e) {
     std::fprintf(stderr, "clreorder_suite: error: %s\n", e.what());
