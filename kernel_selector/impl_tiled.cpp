@@ -42,13 +42,6 @@ TileConfig config_for(const DeviceInfo& dev) {
   return {16, 256, 64};
 }
 
-// Conditions on axis `ax` for the padded coordinate expression `v` (validity, and whether to write).
-void axis_checks(const PermAxis& m, const std::string& v, std::vector<std::string>* ok, std::vector<std::string>* wr) {
-  if (m.check_low) ok->push_back(v + " >= " + num(m.lower));
-  if (m.check_high) ok->push_back(v + " < " + num(m.lower + m.dim));
-  if (m.check_write && wr) wr->push_back(v + " < " + num(m.limit));
-}
-
 // A run: digits that are dense in one layout (inner first), walked by one linear index. A is dense in the
 // destination (its index is the destination offset), B dense in the source.
 struct Run {
@@ -258,32 +251,7 @@ class TiledReorder : public ReorderImpl {
     int64_t grid_count = 1;
     for (const PermDigit& d : grid) grid_count *= d.extent;
 
-    // Grid decode: offsets and, for masked axes, the grid's part of the padded coordinate.
-    std::vector<std::string> lines = {"IDX_T t_ = w;", "IDX_T d_off = " + num(perm.dst_base) + ";",
-                                      "IDX_T s_off = " + num(perm.src_base) + ";"};
-    std::vector<std::string> axis_v(perm.axes.size(), "");
-    for (size_t k = grid.size(); k-- > 0;) {
-      const PermDigit& d = grid[k];
-      std::string g = "k" + num(static_cast<int64_t>(k));
-      lines.push_back(k == 0 ? "const IDX_T " + g + " = t_;"
-                             : "const IDX_T " + g + " = t_ % " + num(d.extent) + "; t_ /= " + num(d.extent) + ";");
-      lines.push_back("d_off += " + g + " * " + num(d.dst_stride) + "; s_off += " + g + " * " + num(d.src_stride) + ";");
-      if (d.axis >= 0 && perm.axes[static_cast<size_t>(d.axis)].masked()) {
-        std::string& v = axis_v[static_cast<size_t>(d.axis)];
-        v += (v.empty() ? "" : " + ") + g + " * " + num(d.weight);
-      }
-    }
-    // Masks: axes advanced by A or B are tested in the loops; any other once per work-item.
-    std::vector<std::string> grid_ok, grid_wr;
-    for (size_t ax = 0; ax < perm.axes.size(); ++ax) {
-      const PermAxis& m = perm.axes[ax];
-      if (!m.masked()) continue;
-      const std::string vname = "v" + num(static_cast<int64_t>(ax));
-      lines.push_back("const IDX_T " + vname + " = " + (axis_v[ax].empty() ? "0" : axis_v[ax]) + ";");
-      if (!a.has_axis(static_cast<int>(ax)) && !b.has_axis(static_cast<int>(ax))) axis_checks(m, vname, &grid_ok, &grid_wr);
-    }
-    if (!grid_wr.empty()) lines.push_back("if (!(" + join_and(grid_wr) + ")) return;");
-    lines.push_back("const bool g_ok = " + (grid_ok.empty() ? std::string("true") : join_and(grid_ok)) + ";");
+    std::vector<std::string> lines = grid_decode(perm, grid, [&](int ax) { return a.has_axis(ax) || b.has_axis(ax); });
 
     int vec = 1;
     std::vector<std::string> body;

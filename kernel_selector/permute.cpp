@@ -3,6 +3,8 @@
 
 #include <algorithm>
 
+#include "codegen.hpp"
+
 namespace clreorder {
 
 namespace {
@@ -134,6 +136,42 @@ Permutation make_permutation(const Layout& src, const Layout& dst) {
   }
   if (p.digits.empty()) p.digits.push_back(PermDigit{-1, 1, 1, 1, 1});
   return p;
+}
+
+void axis_checks(const PermAxis& m, const std::string& v, std::vector<std::string>* ok, std::vector<std::string>* wr) {
+  if (m.check_low) ok->push_back(v + " >= " + std::to_string(m.lower));
+  if (m.check_high) ok->push_back(v + " < " + std::to_string(m.lower + m.dim));
+  if (m.check_write && wr) wr->push_back(v + " < " + std::to_string(m.limit));
+}
+
+std::vector<std::string> grid_decode(const Permutation& perm, const std::vector<PermDigit>& grid,
+                                     const std::function<bool(int axis)>& in_tile) {
+  auto num = [](int64_t v) { return std::to_string(v); };
+  std::vector<std::string> lines = {"IDX_T t_ = w;", "IDX_T d_off = " + num(perm.dst_base) + ";",
+                                    "IDX_T s_off = " + num(perm.src_base) + ";"};
+  std::vector<std::string> axis_v(perm.axes.size(), "");
+  for (size_t k = grid.size(); k-- > 0;) {
+    const PermDigit& d = grid[k];
+    std::string g = "k" + num(static_cast<int64_t>(k));
+    lines.push_back(k == 0 ? "const IDX_T " + g + " = t_;"
+                           : "const IDX_T " + g + " = t_ % " + num(d.extent) + "; t_ /= " + num(d.extent) + ";");
+    lines.push_back("d_off += " + g + " * " + num(d.dst_stride) + "; s_off += " + g + " * " + num(d.src_stride) + ";");
+    if (d.axis >= 0 && perm.axes[static_cast<size_t>(d.axis)].masked()) {
+      std::string& v = axis_v[static_cast<size_t>(d.axis)];
+      v += (v.empty() ? "" : " + ") + g + " * " + num(d.weight);
+    }
+  }
+  std::vector<std::string> grid_ok, grid_wr;
+  for (size_t ax = 0; ax < perm.axes.size(); ++ax) {
+    const PermAxis& m = perm.axes[ax];
+    if (!m.masked()) continue;
+    const std::string vname = "v" + num(static_cast<int64_t>(ax));
+    lines.push_back("const IDX_T " + vname + " = " + (axis_v[ax].empty() ? "0" : axis_v[ax]) + ";");
+    if (!in_tile(static_cast<int>(ax))) axis_checks(m, vname, &grid_ok, &grid_wr);
+  }
+  if (!grid_wr.empty()) lines.push_back("if (!(" + join_and(grid_wr) + ")) return;");
+  lines.push_back("const bool g_ok = " + (grid_ok.empty() ? std::string("true") : join_and(grid_ok)) + ";");
+  return lines;
 }
 
 }  // namespace clreorder

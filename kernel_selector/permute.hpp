@@ -4,6 +4,7 @@
 // generic kernel does not need it. Derived from the same index plans, and checked against them.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -44,5 +45,16 @@ struct Permutation {
 /// Refines src and dst into one iteration space. Declines fused dims (yxs) and source/destination
 /// lower-padding differences that are not multiples of the source blocks of that axis.
 Permutation make_permutation(const Layout& src, const Layout& dst);
+
+/// Conditions on a masked axis for its padded coordinate expression `v`: validity (`ok`: inside the logical
+/// tensor, else the element is padding and gets zero) and, when `wr` is given, whether to write at all.
+void axis_checks(const PermAxis& m, const std::string& v, std::vector<std::string>* ok, std::vector<std::string>* wr);
+
+/// Statements that decode work-item `w` over the `grid` digits (outer first) of a tiled kernel: they declare
+/// IDX_T d_off / s_off (the work-item's offsets), IDX_T v<axis> (the grid's part of each masked axis' padded
+/// coordinate) and bool g_ok. Masked axes that `in_tile` does not claim are tested here, once per work-item;
+/// a work-item outside the destination returns.
+std::vector<std::string> grid_decode(const Permutation& perm, const std::vector<PermDigit>& grid,
+                                     const std::function<bool(int axis)>& in_tile);
 
 }  // namespace clreorder

@@ -15,6 +15,7 @@
 #include "clreorder/bench.hpp"
 #include "clreorder/error.hpp"
 #include "clreorder/format.hpp"
+#include "clreorder/kernel_selector.hpp"
 #include "onednn.hpp"
 
 using namespace clreorder;
@@ -125,6 +126,15 @@ int main(int argc, char** argv) {
       Dims shape = parse_dims(c.shape);
       Layout src(format_from_name(c.from), parse_data_type(c.dtype), shape);
       Layout dst(format_from_name(c.to), parse_data_type(c.to_dtype), shape);
+      if (!impl.empty()) {
+        std::string declined;
+        for (const auto& [name, why] : KernelSelector::instance().explain(ReorderParams{src, dst, engine.info()}))
+          if (name == impl) declined = why;
+        if (!declined.empty()) {
+          std::printf("| %s | %s declines: %s |\n", label.c_str(), impl.c_str(), declined.c_str());
+          continue;
+        }
+      }
       std::vector<BenchResult> reps;
       for (int k = 0; k < repeat; ++k) reps.push_back(bench_reorder(engine, src, dst, impl, runs));
       std::sort(reps.begin(), reps.end(), [](const BenchResult& x, const BenchResult& y) { return x.ratio < y.ratio; });

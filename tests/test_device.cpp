@@ -334,6 +334,54 @@ TEST(Device, TiledPathsOnVectorFriendlyShapes) {
   EXPECT_EQ(failures, 0);
 }
 
+// The staged implementation takes the permutations whose dense runs are odd (7 x 7 planes, 3 x 3 kernels,
+// isv4 against y*x = 9): every case below must be accepted by it and match the reference, including
+// every type pair, tails and padding on the axes it leaves to the grid, and strided work-item loops.
+TEST(Device, StagedOnOddRuns) {
+  REQUIRE_DEVICE(e);
+  std::vector<Case> cases;
+  const std::pair<const char*, const char*> pairs[] = {{"bfyx", "byxf"}, {"byxf", "bfyx"}, {"bfyx", "yxfb"},
+                                                        {"b_fs_yx_fsv16", "bfyx"}, {"bfyx", "b_fs_yx_fsv32"}};
+  for (const auto& [s, d] : pairs)
+    for (const Dims& shape : {Dims{2, 32, 7, 7}, Dims{3, 64, 3, 5}, Dims{17, 32, 1, 3}}) {
+      cases.push_back(make_case(Format::parse(s), Format::parse(d), shape));
+      cases.push_back(make_case(Format::parse(s), Format::parse(d), shape, DataType::f32, DataType::f32, {0, 0, 1, 0},
+                                {0, 0, 0, 0}, {0, 0, 0, 0}, {0, 0, 2, 0}));
+    }
+  cases.push_back(make_case(Format::parse("bfyx"), Format::parse("byxf"), {3, 19, 7, 7}, DataType::u8, DataType::f32,
+                            {0, 0, 1, 0}, {0, 0, 0, 0}, {0, 0, 2, 0}, {0, 0, 1, 0}));
+  for (const char* w : {"os_is_yx_osa4_isa8_osv8_isv4", "os_is_yx_isv16_osv16", "os_is_yx_osv16_isv4", "os_is_yx_isa8_osv8_isv4"})
+    for (DataType t : {DataType::i8, DataType::f32})
+      cases.push_back(make_case(Format::parse("oiyx"), Format::parse(w), {64, 64, 3, 3}, t, t));
+  cases.push_back(make_case(Format::parse("goiyx"), Format::parse("gs_oiyx_gsv16"), {32, 1, 1, 3, 3}));
+  cases.push_back(make_case(Format::parse("goiyx"), Format::parse("gs_oiyx_gsv16"), {48, 2, 3, 3, 3}, DataType::f32, DataType::f16));
+  // Every type as source and as destination (the conversions themselves are shared with tiled, which runs
+  // all 49 pairs).
+  for (DataType t : all_data_types()) {
+    cases.push_back(make_case(Format::parse("bfyx"), Format::parse("byxf"), {2, 24, 3, 3}, t, DataType::f32));
+    cases.push_back(make_case(Format::parse("bfyx"), Format::parse("byxf"), {2, 24, 3, 3}, DataType::f16, t));
+  }
+  std::vector<std::pair<Layout, Layout>> batch;
+  for (const Case& c : cases) {
+    const std::string why = KernelSelector::instance().explain(ReorderParams{c.src, c.dst, e->info()}).front().second;
+    EXPECT_EQ(why, "") << c.label;
+    batch.emplace_back(c.src, c.dst);
+  }
+  ASSERT_STREQ(KernelSelector::instance().impls().front()->name(), "staged");
+  prepare(*e, batch, "staged");
+  int failures = 0;
+  for (size_t i = 0; i < cases.size(); ++i) {
+    std::string err = run_case(*e, cases[i], random_bytes(static_cast<size_t>(cases[i].src.bytes()), i), "staged");
+    if (!err.empty() && ++failures <= 10) ADD_FAILURE() << err;
+  }
+  EXPECT_EQ(failures, 0);
+  // Where its tile would need masks it declines, with the reason, and tiled takes the reorder.
+  Case tail = make_case(Format::parse("bfyx"), Format::parse("b_fs_yx_fsv16"), {2, 19, 3, 3});
+  const std::string why = KernelSelector::instance().explain(ReorderParams{tail.src, tail.dst, e->info()}).front().second;
+  EXPECT_NE(why.find("too short"), std::string::npos) << why;
+  EXPECT_EQ(plan_reorder(e->info(), tail.src, tail.dst).impl, "tiled");
+}
+
 // The generic implementation is the fallback for every pair; the selector rarely picks it now, so it is
 // forced here on every data format, every type pair and padding.
 TEST(Device, GenericOnFormatsTypesAndPadding) {

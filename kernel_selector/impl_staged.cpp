@@ -1,0 +1,297 @@
+// The `staged` implementation: a reorder as a strided permutation (permute.hpp) whose dense runs are too
+// short or too odd for V x V register transposes, e.g. oiyx -> os_is_yx_osa4_isa8_osv8_isv4, where the
+// source moves 9 contiguous elements (y, x) and the destination 4 (isv4). The generator picks a small tile
+// of digits that holds a long source-dense run and a long destination-dense run, and emits it fully
+// unrolled: vector loads of the source runs, then vector stores of the destination runs whose components
+// are picked from the loaded registers by constants worked out here. Every element moves through
+// registers once, with no per-element index arithmetic.
+#include <algorithm>
+#include <functional>
+#include <map>
+#include <set>
+
+#include "clreorder/kernel_selector.hpp"
+#include "codegen.hpp"
+#include "embedded.hpp"
+#include "impls.hpp"
+#include "permute.hpp"
+
+namespace clreorder {
+
+namespace {
+
+std::string num(int64_t v) { return std::to_string(v); }
+
+// Runs of 32 bytes on both sides and tiles of at most 256 elements: measured on PoCL against 64 bytes and
+// 128-1024 elements, bigger tiles ran up to 2x slower (register spills) and compiled up to 2.5 s longer.
+// The per-work-item loop then amortises the grid decode over a few KiB.
+constexpr int64_t kWantRunBytes = 32;
+constexpr int64_t kMaxTileElems = 256;
+constexpr int64_t kWorkItemBytesCpu = 4096, kWorkItemBytesGpu = 1024;
+constexpr size_t kLocalCpu = 8, kLocalGpu = 64;
+
+using Stride = int64_t PermDigit::*;
+
+// Elements of the run of `tile` digits that is dense in the layout `stride` measures, from its stride-1 digit.
+int64_t run_length(const std::vector<PermDigit>& tile, Stride stride) {
+  int64_t len = 1;
+  for (bool grew = true; grew;) {
+    grew = false;
+    for (const PermDigit& d : tile)
+      if (d.*stride == len) {
+        len *= d.extent;
+        grew = true;
+        break;
+      }
+  }
+  return len;
+}
+
+// Smallest divisor of n that is at least `need` (n itself if none is smaller).
+int64_t divisor_at_least(int64_t n, int64_t need) {
+  for (int64_t t = std::max<int64_t>(need, 1); t < n; ++t)
+    if (n % t == 0) return t;
+  return n;
+}
+
+// Largest divisor of n not above `cap` (at least 1).
+int64_t divisor_at_most(int64_t n, int64_t cap) {
+  for (int64_t t = std::min(n, cap); t > 1; --t)
+    if (n % t == 0) return t;
+  return 1;
+}
+
+// Moves `t` units of pool digit `k` into `out`; the rest stays in the pool, in place, as a coarser digit.
+PermDigit split(std::vector<PermDigit>& pool, size_t k, int64_t t) {
+  PermDigit inner = pool[k];
+  inner.extent = t;
+  if (t == pool[k].extent) {
+    pool.erase(pool.begin() + static_cast<std::ptrdiff_t>(k));
+  } else {
+    PermDigit& outer = pool[k];
+    outer.weight *= t;
+    outer.extent /= t;
+    outer.dst_stride *= t;
+    outer.src_stride *= t;
+  }
+  return inner;
+}
+
+int64_t product(const std::vector<PermDigit>& ds) {
+  int64_t n = 1;
+  for (const PermDigit& d : ds) n *= d.extent;
+  return n;
+}
+
+struct StagedPlan {
+  std::string reject;
+  Permutation perm;
+  std::vector<PermDigit> tile;  // unrolled
+  PermDigit loop{};             // walked by each work-item (extent 1: none)
+  std::vector<PermDigit> grid;  // one work-item per tuple, outer first
+};
+
+StagedPlan make_plan(const ReorderParams& p) {
+  StagedPlan sp;
+  sp.perm = make_permutation(p.src, p.dst);
+  if (!sp.perm.reject.empty()) {
+    sp.reject = sp.perm.reject;
+    return sp;
+  }
+  const Permutation& perm = sp.perm;
+  const PermDigit& inner = perm.digits.back();
+  if (inner.src_stride == 1) {
+    sp.reject = "the destination's inner run is dense in the source too: tiled copies it as vector rows";
+    return sp;
+  }
+  auto src_inner = std::find_if(perm.digits.begin(), perm.digits.end(), [](const PermDigit& d) { return d.src_stride == 1; });
+  if (src_inner == perm.digits.end()) {
+    sp.reject = "no source digit has stride 1";
+    return sp;
+  }
+  if (inner.extent % 4 == 0 && src_inner->extent % 4 == 0) {
+    sp.reject = "dense runs of " + num(inner.extent) + " (destination) and " + num(src_inner->extent) +
+                " (source) elements are multiples of 4: tiled's register transposes move them whole";
+    return sp;
+  }
+  const int64_t elem = std::max(size_of(p.src.data_type()), size_of(p.dst.data_type()));
+  const int64_t want = std::max<int64_t>(kWantRunBytes / elem, 2);
+  std::vector<PermDigit> pool = perm.digits;
+  // Grow the destination-dense and the source-dense run in turn, each by the digit continuing it, split so
+  // that it reaches `want` elements without passing the tile's size limit.
+  // Masked axes stay outside the tile (the grid tests them once per work-item), so a run stops before them.
+  auto masked = [&](const PermDigit& d) { return d.axis >= 0 && perm.axes[static_cast<size_t>(d.axis)].masked(); };
+  auto extend = [&](Stride stride) {
+    const int64_t len = run_length(sp.tile, stride);
+    if (len >= want) return false;
+    for (size_t k = 0; k < pool.size(); ++k) {
+      if (pool[k].*stride != len) continue;
+      if (masked(pool[k])) return false;
+      const int64_t room = kMaxTileElems / product(sp.tile);
+      const int64_t t = std::min(divisor_at_least(pool[k].extent, (want + len - 1) / len), divisor_at_most(pool[k].extent, room));
+      if (t < 2) return false;
+      sp.tile.push_back(split(pool, k, t));
+      return true;
+    }
+    return false;
+  };
+  for (bool grew = true; grew;) {
+    const bool d = extend(&PermDigit::dst_stride);
+    const bool s = extend(&PermDigit::src_stride);
+    grew = d || s;
+  }
+  const int64_t dst_run = run_length(sp.tile, &PermDigit::dst_stride), src_run = run_length(sp.tile, &PermDigit::src_stride);
+  if (dst_run < 2 || src_run < 2) {
+    sp.reject = "dense runs of " + num(dst_run) + " (destination) and " + num(src_run) +
+                " (source) elements without tails or padding are too short to stage";
+    return sp;
+  }
+  // The work-item loop continues one of the runs where it can (neighbouring iterations share cache lines).
+  const int64_t budget = (p.device.type == "cpu" ? kWorkItemBytesCpu : kWorkItemBytesGpu) / elem;
+  const int64_t room = budget / product(sp.tile);
+  size_t pick = pool.size();
+  for (size_t k = 0; k < pool.size(); ++k) {
+    const PermDigit& d = pool[k];
+    if (masked(d)) continue;
+    if (pick == pool.size() || d.dst_stride == dst_run || d.src_stride == src_run) pick = k;
+    if (d.dst_stride == dst_run || d.src_stride == src_run) break;
+  }
+  if (pick < pool.size() && room >= 2) {
+    const int64_t t = divisor_at_most(pool[pick].extent, room);
+    if (t >= 2) sp.loop = split(pool, pick, t);
+  }
+  sp.grid = pool;
+  return sp;
+}
+
+// Splits a run of `len` elements into vector widths 16, 8, 4, 2, 1: (start, width) pairs.
+std::vector<std::pair<int64_t, int>> chunks(int64_t len) {
+  std::vector<std::pair<int64_t, int>> out;
+  for (int64_t at = 0; at < len;) {
+    int w = 16;
+    while (w > len - at) w /= 2;
+    out.emplace_back(at, w);
+    at += w;
+  }
+  return out;
+}
+
+// Offsets (relative to the tile's origin) of every row of `tile` in the layout `stride` measures: the
+// digits outside the dense run of that layout, enumerated in the order they appear in `tile`.
+std::vector<int64_t> row_offsets(const std::vector<PermDigit>& tile, Stride stride) {
+  const int64_t run = run_length(tile, stride);
+  std::vector<int64_t> rows = {0};
+  int64_t len = 1;
+  std::vector<bool> in_run(tile.size(), false);
+  for (bool grew = true; grew && len < run;) {
+    grew = false;
+    for (size_t k = 0; k < tile.size(); ++k)
+      if (!in_run[k] && tile[k].*stride == len) {
+        in_run[k] = true;
+        len *= tile[k].extent;
+        grew = true;
+      }
+  }
+  for (size_t k = 0; k < tile.size(); ++k) {
+    if (in_run[k]) continue;
+    std::vector<int64_t> next;
+    for (int64_t i = 0; i < tile[k].extent; ++i)
+      for (int64_t r : rows) next.push_back(r + i * (tile[k].*stride));
+    rows = next;
+  }
+  return rows;
+}
+
+// A loaded element: component `comp` of register `var` (a scalar when width is 1).
+struct Reg {
+  std::string var;
+  int width = 1;
+  int comp = 0;
+  std::string expr() const { return width == 1 ? var : var + ".s" + "0123456789abcdef"[comp]; }
+};
+
+class StagedReorder : public ReorderImpl {
+ public:
+  const char* name() const override { return "staged"; }
+
+  std::string reject(const ReorderParams& p) const override { return make_plan(p).reject; }
+
+  KernelData generate(const ReorderParams& p) const override {
+    StagedPlan sp = make_plan(p);
+    const std::vector<PermDigit>& tile = sp.tile;
+    const std::string dt = cl_type(p.dst.data_type());
+    std::vector<std::string> lines = grid_decode(sp.perm, sp.grid, [](int) { return false; });
+
+    // Where each source element of the tile sits after the loads: source offset -> (register, component).
+    std::map<int64_t, Reg> reg;
+    std::vector<std::string> body;
+    std::vector<int> widths;
+    const int64_t src_run = run_length(tile, &PermDigit::src_stride), dst_run = run_length(tile, &PermDigit::dst_stride);
+    const std::vector<int64_t> src_rows = row_offsets(tile, &PermDigit::src_stride);
+    for (size_t r = 0; r < src_rows.size(); ++r)
+      for (const auto& [at, w] : chunks(src_run)) {
+        const std::string var = "l" + num(static_cast<int64_t>(r)) + "_" + num(at);
+        const std::string off = "src + so + " + num(src_rows[r] + at);
+        const std::string type = w == 1 ? dt : dt + num(w);
+        const std::string load = w == 1 ? "CONVERT(*(" + off + "))" : "CONVERT_V" + num(w) + "(vload" + num(w) + "(0, " + off + "))";
+        body.push_back("const " + type + " " + var + " = g_ok ? " + load + " : (" + type + ")0;");
+        if (w > 1 && std::find(widths.begin(), widths.end(), w) == widths.end()) widths.push_back(w);
+        for (int k = 0; k < w; ++k) reg[src_rows[r] + at + k] = Reg{var, w, k};
+      }
+    // Destination offset -> source offset over the tile's tuples.
+    std::map<int64_t, int64_t> from;
+    std::vector<int64_t> idx(tile.size(), 0);
+    for (int64_t n = 0; n < product(tile); ++n) {
+      int64_t so = 0, dso = 0;
+      for (size_t k = 0; k < tile.size(); ++k) {
+        so += idx[k] * tile[k].src_stride;
+        dso += idx[k] * tile[k].dst_stride;
+      }
+      from[dso] = so;
+      for (size_t k = 0; k < tile.size() && ++idx[k] == tile[k].extent; ++k) idx[k] = 0;
+    }
+    // A vector built from two registers is one shuffle; from more, LLVM moves it element by element, and
+    // storing the elements directly is cheaper (measured on PoCL). So a store is halved until its
+    // components come from at most two registers.
+    std::function<void(int64_t, int)> store = [&](int64_t at, int w) {
+      std::set<std::string> regs;
+      std::string value;
+      for (int k = 0; k < w; ++k) {
+        const Reg& r = reg.at(from.at(at + k));
+        regs.insert(r.var);
+        value += std::string(k ? ", " : "") + r.expr();
+      }
+      if (w > 1 && regs.size() > 2) {
+        store(at, w / 2);
+        store(at + w / 2, w / 2);
+        return;
+      }
+      const std::string off = "dst + do_ + " + num(at);
+      body.push_back(w == 1 ? "*(" + off + ") = " + value + ";"
+                            : "vstore" + num(w) + "((" + dt + num(w) + ")(" + value + "), 0, " + off + ");");
+    };
+    for (int64_t row : row_offsets(tile, &PermDigit::dst_stride))
+      for (const auto& [at, w] : chunks(dst_run)) store(row + at, w);
+    std::vector<std::string> loop = {"for (int it = 0; it < " + num(sp.loop.extent) + "; ++it) {",
+                                     "  const IDX_T so = s_off + it * " + num(sp.loop.src_stride) + ";",
+                                     "  const IDX_T do_ = d_off + it * " + num(sp.loop.dst_stride) + ";"};
+    for (const std::string& b : body) loop.push_back("  " + b);
+    loop.push_back("}");
+
+    int64_t grid_count = product(sp.grid);
+    KernelData kd;
+    kd.impl = name();
+    Jit jit = reorder_jit(p, "reorder_staged");
+    jit.def("GRID_COUNT", grid_count).def("GRID_DECODE(w)", macro_lines(lines)).def("TILE_BODY", macro_lines(loop));
+    for (int w : widths) jit.def("CONVERT_V" + num(w) + "(v)", convert_expr(p.src.data_type(), p.dst.data_type(), "v", w));
+    finish_kernel(kd, jit, "reorder_staged_" + problem_hash(p), "reorder_staged.cl", static_cast<size_t>(grid_count),
+                  p.device.type == "cpu" ? kLocalCpu : kLocalGpu, p.device);
+    return kd;
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<ReorderImpl> make_staged_impl() { return std::make_unique<StagedReorder>(); }
+
+}  // namespace clreorder
