@@ -47,6 +47,22 @@ std::string cl_type(DataType t) {
   return "?";
 }
 
+int64_t pack_of(DataType t) { return size_of(t) < 4 ? 4 / size_of(t) : 1; }
+
+std::string vstore_stmt(DataType t, int width, const std::string& value, const std::string& ptr, bool packable) {
+  const std::string w = std::to_string(width), type = cl_type(t) + (width > 1 ? w : "");
+  const std::string plain = width > 1 ? "vstore" + w + "(v_, 0, " + ptr + ");" : "*(" + ptr + ") = v_;";
+  const int64_t pack = pack_of(t);
+  if (!packable || pack == 1 || width % pack != 0) {
+    return width > 1 ? "vstore" + w + "(" + value + ", 0, " + ptr + ");" : "*(" + ptr + ") = " + value + ";";
+  }
+  const int64_t words = width / pack;
+  const std::string wide = words > 1 ? "vstore" + std::to_string(words) + "(as_uint" + std::to_string(words) +
+                                           "(v_), 0, (__global uint*)(" + ptr + "));"
+                                     : "*(__global uint*)(" + ptr + ") = as_uint(v_);";
+  return "{ const " + type + " v_ = " + value + "; if (dst_wide) " + wide + " else " + plain + " }";
+}
+
 std::string convert_expr(DataType from, DataType to, const std::string& v, int width) {
   if (from == to) return "(" + v + ")";
   const std::string w = width > 1 ? std::to_string(width) : "", suf = width > 1 ? "_" + w : "";

@@ -37,6 +37,15 @@ std::string cl_type(DataType t);
 /// rules of convert_element().
 std::string convert_expr(DataType from, DataType to, const std::string& v, int width = 1);
 
+/// Elements of `t` in 4 bytes (1 for 4- and 8-byte types): the unit a store can be widened to.
+int64_t pack_of(DataType t);
+
+/// Statement storing `value` (a vector of `width` elements of `t`) at element pointer `ptr`. PoCL splits
+/// vstoreN of 8- and 16-bit elements into scalar stores; when the caller has proved that ptr's offset from
+/// the destination base is a multiple of pack_of(t) (`packable`), the store goes as uints instead, guarded
+/// by dst_wide (the runtime base keeps that alignment, see CR_REORDER_BEGIN).
+std::string vstore_stmt(DataType t, int width, const std::string& value, const std::string& ptr, bool packable);
+
 /// Whether offsets and indices of these layouts need 64-bit arithmetic (or CLREORDER_INDEX_BITS=64 forces it).
 bool needs_64bit(const Layout& a, const Layout& b);
 

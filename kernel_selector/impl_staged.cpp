@@ -253,6 +253,10 @@ class StagedReorder : public ReorderImpl {
     // A vector built from two registers is one shuffle; from more, LLVM moves it element by element, and
     // storing the elements directly is cheaper (measured on PoCL). So a store is halved until its
     // components come from at most two registers.
+    const int64_t pack = pack_of(p.dst.data_type());
+    std::vector<PermDigit> outside = sp.grid;
+    outside.push_back(sp.loop);
+    const bool packable = dst_strides_multiple_of(sp.perm, outside, pack);
     std::function<void(int64_t, int)> store = [&](int64_t at, int w) {
       std::set<std::string> regs;
       std::string value;
@@ -266,9 +270,8 @@ class StagedReorder : public ReorderImpl {
         store(at + w / 2, w / 2);
         return;
       }
-      const std::string off = "dst + do_ + " + num(at);
-      body.push_back(w == 1 ? "*(" + off + ") = " + value + ";"
-                            : "vstore" + num(w) + "((" + dt + num(w) + ")(" + value + "), 0, " + off + ");");
+      if (w > 1) value = "(" + dt + num(w) + ")(" + value + ")";
+      body.push_back(vstore_stmt(p.dst.data_type(), w, value, "dst + do_ + " + num(at), packable && at % pack == 0));
     };
     for (int64_t row : row_offsets(tile, &PermDigit::dst_stride))
       for (const auto& [at, w] : chunks(dst_run)) store(row + at, w);

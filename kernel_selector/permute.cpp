@@ -138,6 +138,13 @@ Permutation make_permutation(const Layout& src, const Layout& dst) {
   return p;
 }
 
+bool dst_strides_multiple_of(const Permutation& perm, const std::vector<PermDigit>& digits, int64_t m) {
+  if (perm.dst_base % m != 0) return false;
+  for (const PermDigit& d : digits)
+    if (d.dst_stride % m != 0) return false;
+  return true;
+}
+
 void axis_checks(const PermAxis& m, const std::string& v, std::vector<std::string>* ok, std::vector<std::string>* wr) {
   if (m.check_low) ok->push_back(v + " >= " + std::to_string(m.lower));
   if (m.check_high) ok->push_back(v + " < " + std::to_string(m.lower + m.dim));

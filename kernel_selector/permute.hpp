@@ -46,6 +46,10 @@ struct Permutation {
 /// lower-padding differences that are not multiples of the source blocks of that axis.
 Permutation make_permutation(const Layout& src, const Layout& dst);
 
+/// Whether the destination's constant base and the destination strides of `digits` are multiples of `m`
+/// elements (then offsets built from them are, apart from the runtime base).
+bool dst_strides_multiple_of(const Permutation& perm, const std::vector<PermDigit>& digits, int64_t m);
+
 /// Conditions on a masked axis for its padded coordinate expression `v`: validity (`ok`: inside the logical
 /// tensor, else the element is padding and gets zero) and, when `wr` is given, whether to write at all.
 void axis_checks(const PermAxis& m, const std::string& v, std::vector<std::string>* ok, std::vector<std::string>* wr);

@@ -60,8 +60,10 @@ CR_CONVERSIONS(16, _16)
 // destination buffers and their element offsets. SRC_T, DST_T and IDX_T come from each kernel's #defines.
 #define CR_REORDER_ARGS __global const SRC_T* restrict src, __global DST_T* restrict dst, ulong src_base, ulong dst_base
 // Work-item `i` of `count` (the global size is rounded up, so the tail returns), buffers moved to their offsets.
-#define CR_REORDER_BEGIN(i, count)        \
-  const IDX_T i = (IDX_T)get_global_id(0); \
-  if (i >= (count)) return;                \
-  src += src_base;                         \
+// dst_wide: the destination base is 4-byte aligned, so stores of 8- and 16-bit elements may go as uints.
+#define CR_REORDER_BEGIN(i, count)                                \
+  const IDX_T i = (IDX_T)get_global_id(0);                         \
+  if (i >= (count)) return;                                        \
+  const bool dst_wide = (dst_base * sizeof(DST_T)) % 4 == 0;       \
+  src += src_base;                                                 \
   dst += dst_base;

@@ -148,6 +148,23 @@ TEST(Device, ByteOffsetsInsideBuffers) {
   EXPECT_EQ(run_case(*e, h, make_pattern(h.src), "", 2, 6), "");
 }
 
+// Stores of 8- and 16-bit elements go as uints when the destination base is 4-byte aligned (dst_wide);
+// every destination offset inside a 4-byte word takes one branch or the other, on each path that packs.
+TEST(Device, PackedStoresAtEveryDestinationAlignment) {
+  REQUIRE_DEVICE(e);
+  const Case cases[] = {
+      make_case(Format::parse("bfyx"), Format::parse("b_fs_yx_fsv16"), {2, 32, 4, 4}, DataType::f32, DataType::f16),
+      make_case(Format::parse("bfyx"), Format::parse("bfyx"), {2, 3, 4, 16}, DataType::f32, DataType::bf16),
+      make_case(Format::parse("bfyx"), Format::parse("byxf"), {2, 64, 2, 8}, DataType::f32, DataType::u8),
+      make_case(Format::parse("oiyx"), Format::parse("os_is_yx_osa4_isa8_osv8_isv4"), {64, 64, 3, 3}, DataType::i8, DataType::i8)};
+  for (const Case& c : cases) {
+    EXPECT_NE(plan_reorder(e->info(), c.src, c.dst).source.code.find("if (dst_wide)"), std::string::npos) << c.label;
+    const size_t esize = static_cast<size_t>(size_of(c.dst.data_type()));
+    for (size_t k = 0; k < 4 / esize; ++k)
+      EXPECT_EQ(run_case(*e, c, random_bytes(static_cast<size_t>(c.src.bytes()), k), "", 0, k * esize), "") << "offset " << k * esize;
+  }
+}
+
 // The device evaluates the generated offset code; the host evaluates the plan. They must agree everywhere.
 TEST(Device, DeviceComputesTheSameOffsetsAsTheHostPlan) {
   REQUIRE_DEVICE(e);
