@@ -22,13 +22,19 @@ namespace {
 
 std::string num(int64_t v) { return std::to_string(v); }
 
-// Runs of 32 bytes on both sides and tiles of at most 256 elements: measured on PoCL against 64 bytes and
-// 128-1024 elements, bigger tiles ran up to 2x slower (register spills) and compiled up to 2.5 s longer.
-// The per-work-item loop then amortises the grid decode over a few KiB.
-constexpr int64_t kWantRunBytes = 32;
-constexpr int64_t kMaxTileElems = 256;
-constexpr int64_t kWorkItemBytesCpu = 4096, kWorkItemBytesGpu = 1024;
-constexpr size_t kLocalCpu = 8, kLocalGpu = 64;
+// Per device type: runs of 32 bytes on both sides; tiles of at most 256 elements on CPUs (measured on PoCL
+// against 64-byte runs and 128-1024 elements: bigger tiles ran up to 2x slower, from register spills, and
+// compiled up to 2.5 s longer); on GPUs, where the tile lives in one work-item's registers, 64 (not yet
+// measured: no GPU was available). The per-work-item loop then amortises the grid decode over a few KiB.
+struct StagedConfig {
+  int64_t want_run_bytes, max_tile_elems, work_item_bytes;
+  size_t local;
+};
+
+StagedConfig config_for(const DeviceInfo& dev) {
+  if (dev.type == "cpu") return {32, 256, 4096, 8};
+  return {32, 64, 1024, 64};
+}
 
 using Stride = int64_t PermDigit::*;
 
@@ -115,7 +121,8 @@ StagedPlan make_plan(const ReorderParams& p) {
     return sp;
   }
   const int64_t elem = std::max(size_of(p.src.data_type()), size_of(p.dst.data_type()));
-  const int64_t want = std::max<int64_t>(kWantRunBytes / elem, 2);
+  const StagedConfig cfg = config_for(p.device);
+  const int64_t want = std::max<int64_t>(cfg.want_run_bytes / elem, 2);
   std::vector<PermDigit> pool = perm.digits;
   // Grow the destination-dense and the source-dense run in turn, each by the digit continuing it, split so
   // that it reaches `want` elements without passing the tile's size limit.
@@ -127,7 +134,9 @@ StagedPlan make_plan(const ReorderParams& p) {
     for (size_t k = 0; k < pool.size(); ++k) {
       if (pool[k].*stride != len) continue;
       if (masked(pool[k])) return false;
-      const int64_t room = kMaxTileElems / product(sp.tile);
+      // While the other run has not started, half the room stays for it.
+      const Stride other = stride == &PermDigit::dst_stride ? &PermDigit::src_stride : &PermDigit::dst_stride;
+      const int64_t room = cfg.max_tile_elems / product(sp.tile) / (run_length(sp.tile, other) < 2 ? 2 : 1);
       const int64_t t = std::min(divisor_at_least(pool[k].extent, (want + len - 1) / len), divisor_at_most(pool[k].extent, room));
       if (t < 2) return false;
       sp.tile.push_back(split(pool, k, t));
@@ -147,7 +156,7 @@ StagedPlan make_plan(const ReorderParams& p) {
     return sp;
   }
   // The work-item loop continues one of the runs where it can (neighbouring iterations share cache lines).
-  const int64_t budget = (p.device.type == "cpu" ? kWorkItemBytesCpu : kWorkItemBytesGpu) / elem;
+  const int64_t budget = cfg.work_item_bytes / elem;
   const int64_t room = budget / product(sp.tile);
   size_t pick = pool.size();
   for (size_t k = 0; k < pool.size(); ++k) {
@@ -288,7 +297,7 @@ class StagedReorder : public ReorderImpl {
     jit.def("GRID_COUNT", grid_count).def("GRID_DECODE(w)", macro_lines(lines)).def("TILE_BODY", macro_lines(loop));
     for (int w : widths) jit.def("CONVERT_V" + num(w) + "(v)", convert_expr(p.src.data_type(), p.dst.data_type(), "v", w));
     finish_kernel(kd, jit, "reorder_staged_" + problem_hash(p), "reorder_staged.cl", static_cast<size_t>(grid_count),
-                  p.device.type == "cpu" ? kLocalCpu : kLocalGpu, p.device);
+                  config_for(p.device).local, p.device);
     return kd;
   }
 };

@@ -399,6 +399,40 @@ TEST(Device, StagedOnOddRuns) {
   EXPECT_EQ(plan_reorder(e->info(), tail.src, tail.dst).impl, "tiled");
 }
 
+// The selector tunes tiles and work-groups by device type (GPUs get small tiles and work-groups of 64), but a
+// choice must be correct on every device: the GPU kernels are generated here and run on this device.
+TEST(Device, GpuConfigurationsAreCorrectHereToo) {
+  REQUIRE_DEVICE(e);
+  DeviceInfo gpu = e->info();
+  gpu.type = "gpu";
+  const std::pair<Case, const char*> cases[] = {
+      {make_case(Format::parse("bfyx"), Format::parse("b_fs_yx_fsv16"), {2, 32, 4, 8}), "tiled"},
+      {make_case(Format::parse("bfyx"), Format::parse("byxf"), {3, 19, 5, 7}, DataType::f32, DataType::f16), "tiled"},
+      {make_case(Format::parse("b_fs_yx_fsv16"), Format::parse("bfyx"), {2, 32, 7, 7}), "staged"},
+      {make_case(Format::parse("oiyx"), Format::parse("os_is_yx_osa4_isa8_osv8_isv4"), {64, 64, 3, 3}, DataType::i8, DataType::i8), "staged"},
+      {make_case(Format::parse("yxfb"), Format::parse("bs_fs_yx_bsv16_fsv16"), {17, 19, 2, 3}), "generic"}};
+  for (const auto& [c, impl] : cases) {
+    KernelData kd = plan_reorder(gpu, c.src, c.dst, impl);
+    EXPECT_EQ(kd.impl, impl);
+    const std::vector<uint8_t> in = random_bytes(static_cast<size_t>(c.src.bytes()), 3);
+    std::vector<uint8_t> want(static_cast<size_t>(c.dst.bytes())), got(want.size(), 0xCD);
+    reference_reorder(c.src, in.data(), c.dst, want.data());
+    cl::Buffer s(e->context(), CL_MEM_READ_WRITE, in.size()), d(e->context(), CL_MEM_READ_WRITE, got.size());
+    e->queue().enqueueWriteBuffer(s, CL_FALSE, 0, in.size(), in.data());
+    e->queue().enqueueWriteBuffer(d, CL_FALSE, 0, got.size(), got.data());
+    {
+      LockedKernel k = ProgramCache::instance().kernel(e->context(), e->device(), kd.source);
+      k.kernel.setArg(0, s);
+      k.kernel.setArg(1, d);
+      k.kernel.setArg(2, cl_ulong{0});
+      k.kernel.setArg(3, cl_ulong{0});
+      e->queue().enqueueNDRangeKernel(k.kernel, cl::NullRange, kd.global_range(), kd.local_range());
+    }
+    e->queue().enqueueReadBuffer(d, CL_TRUE, 0, got.size(), got.data());
+    EXPECT_EQ(compare_bytes(got, want), "") << c.label << " (" << impl << ", GPU configuration)";
+  }
+}
+
 // The generic implementation is the fallback for every pair; the selector rarely picks it now, so it is
 // forced here on every data format, every type pair and padding.
 TEST(Device, GenericOnFormatsTypesAndPadding) {
