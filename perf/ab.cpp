@@ -1,0 +1,111 @@
+// clreorder_ab: interleaved A/B timing of variants of one generated kernel. On a shared, noisy machine two
+// separate benchmark runs of the same kernel differ by up to 2x, so comparing a code-generation idea needs
+// both kernels timed in the same run, launch after launch. Variant 0 is the kernel as the selector
+// generates it; each --variant 'FIND=>REPLACE' makes one more by text substitution in its source.
+//
+//   clreorder_ab --from bfyx --to b_fs_yx_fsv16 --shape 8,256,56,56 --to-dtype f16 --variant 'if (dst_wide)=>if (0)'
+#include <algorithm>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "clreorder/error.hpp"
+#include "clreorder/format.hpp"
+#include "clreorder/reorder.hpp"
+#include "clreorder/runtime.hpp"
+
+using namespace clreorder;
+
+namespace {
+
+std::string replace_all(std::string s, const std::string& find, const std::string& repl) {
+  for (size_t p = 0; !find.empty() && (p = s.find(find, p)) != std::string::npos; p += repl.size()) s.replace(p, find.size(), repl);
+  return s;
+}
+
+int usage() {
+  std::fprintf(stderr,
+               "usage: clreorder_ab --from FMT --to FMT --shape D0,D1,.. [--dtype T] [--to-dtype T] [--impl NAME] "
+               "[--runs N] [--variant 'FIND=>REPLACE']...\n");
+  return 2;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string from, to, shape, dtype = "f32", to_dtype, impl;
+  std::vector<std::string> variants;
+  int runs = 100;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (i + 1 >= argc) return usage();
+    const std::string v = argv[++i];
+    if (a == "--from") from = v;
+    else if (a == "--to") to = v;
+    else if (a == "--shape") shape = v;
+    else if (a == "--dtype") dtype = v;
+    else if (a == "--to-dtype") to_dtype = v;
+    else if (a == "--impl") impl = v;
+    else if (a == "--runs") runs = std::max(5, std::atoi(v.c_str()));
+    else if (a == "--variant") variants.push_back(v);
+    else return usage();
+  }
+  if (from.empty() || to.empty() || shape.empty()) return usage();
+  try {
+    const Dims dims = parse_dims(shape);
+    Layout src(format_from_name(from), parse_data_type(dtype), dims);
+    Layout dst(format_from_name(to), parse_data_type(to_dtype.empty() ? dtype : to_dtype), dims);
+    Engine engine = Engine::open();
+    const KernelData kd = plan_reorder(engine.info(), src, dst, impl);
+    std::vector<KernelSource> sources = {kd.source};
+    for (size_t k = 0; k < variants.size(); ++k) {
+      const size_t arrow = variants[k].find("=>");
+      if (arrow == std::string::npos) throw Error("variant '" + variants[k] + "' has no '=>'");
+      KernelSource s = kd.source;
+      s.code = replace_all(s.code, variants[k].substr(0, arrow), variants[k].substr(arrow + 2));
+      if (s.code == kd.source.code) throw Error("variant '" + variants[k] + "' changes nothing in the kernel source");
+      s.entry = kd.source.entry + "_v" + std::to_string(k + 1);
+      s.code = replace_all(s.code, kd.source.entry, s.entry);
+      sources.push_back(s);
+    }
+    check_fits_device(engine.info(), src);
+    check_fits_device(engine.info(), dst);
+    // Real data in both buffers: never-written pages would make the loads artificially cheap.
+    std::vector<uint8_t> fill(static_cast<size_t>(std::max(src.bytes(), dst.bytes())));
+    for (size_t i = 0; i < fill.size(); ++i) fill[i] = static_cast<uint8_t>(i * 131 + 7);
+    cl::Buffer sbuf(engine.context(), CL_MEM_READ_WRITE, static_cast<size_t>(src.bytes()));
+    cl::Buffer dbuf(engine.context(), CL_MEM_READ_WRITE, static_cast<size_t>(dst.bytes()));
+    cl::CommandQueue queue(engine.context(), engine.device(), CL_QUEUE_PROFILING_ENABLE);
+    queue.enqueueWriteBuffer(sbuf, CL_TRUE, 0, static_cast<size_t>(src.bytes()), fill.data());
+    queue.enqueueWriteBuffer(dbuf, CL_TRUE, 0, static_cast<size_t>(dst.bytes()), fill.data());
+    std::vector<KernelHandle> kernels;
+    for (const KernelSource& s : sources) kernels.push_back(ProgramCache::instance().handle(engine.context(), engine.device(), s));
+    std::vector<std::vector<double>> ms(kernels.size());
+    for (int r = 0; r < runs + 3; ++r)
+      for (size_t k = 0; k < kernels.size(); ++k) {
+        LockedKernel lk(kernels[k]);
+        lk.kernel.setArg(0, sbuf);
+        lk.kernel.setArg(1, dbuf);
+        lk.kernel.setArg(2, cl_ulong{0});
+        lk.kernel.setArg(3, cl_ulong{0});
+        cl::Event ev;
+        queue.enqueueNDRangeKernel(lk.kernel, cl::NullRange, kd.global_range(), kd.local_range(), nullptr, &ev);
+        ev.wait();
+        if (r >= 3)
+          ms[k].push_back(1e-6 * static_cast<double>(ev.getProfilingInfo<CL_PROFILING_COMMAND_END>() -
+                                                     ev.getProfilingInfo<CL_PROFILING_COMMAND_START>()));
+      }
+    std::printf("%s -> %s, impl %s, %d interleaved runs each (event kernel time)\n", src.describe().c_str(),
+                dst.describe().c_str(), kd.impl.c_str(), runs);
+    for (size_t k = 0; k < ms.size(); ++k) {
+      std::sort(ms[k].begin(), ms[k].end());
+      const double med = ms[k][ms[k].size() / 2], base = ms[0][ms[0].size() / 2];
+      std::printf("variant %zu: median %.4f ms, p10 %.4f ms, %.2fx variant 0%s%s\n", k, med, ms[k][ms[k].size() / 10],
+                  med / base, k ? "  " : "", k ? variants[k - 1].c_str() : "  (as generated)");
+    }
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "clreorder_ab: error: %s\n", e.what());
+    return 2;
+  }
+  return 0;
+}
