@@ -1,7 +1,8 @@
 // clreorder_ab: interleaved A/B timing of variants of one generated kernel. On a shared, noisy machine two
 // separate benchmark runs of the same kernel differ by up to 2x, so comparing a code-generation idea needs
 // both kernels timed in the same run, launch after launch. Variant 0 is the kernel as the selector
-// generates it; each --variant 'FIND=>REPLACE' makes one more by text substitution in its source.
+// generates it (or as --impl forces); each --variant 'FIND=>REPLACE' makes one more by text substitution in
+// its source, and each --vs IMPL adds the kernel another implementation generates for the same reorder.
 //
 //   clreorder_ab --from bfyx --to b_fs_yx_fsv16 --shape 8,256,56,56 --to-dtype f16 --variant 'if (dst_wide)=>if (0)'
 #include <algorithm>
@@ -26,7 +27,7 @@ std::string replace_all(std::string s, const std::string& find, const std::strin
 int usage() {
   std::fprintf(stderr,
                "usage: clreorder_ab --from FMT --to FMT --shape D0,D1,.. [--dtype T] [--to-dtype T] [--impl NAME] "
-               "[--runs N] [--variant 'FIND=>REPLACE']...\n");
+               "[--runs N] [--variant 'FIND=>REPLACE']... [--vs IMPL]...\n");
   return 2;
 }
 
@@ -34,7 +35,7 @@ int usage() {
 
 int main(int argc, char** argv) {
   std::string from, to, shape, dtype = "f32", to_dtype, impl;
-  std::vector<std::string> variants;
+  std::vector<std::string> variants, others;
   int runs = 100;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
@@ -48,6 +49,7 @@ int main(int argc, char** argv) {
     else if (a == "--impl") impl = v;
     else if (a == "--runs") runs = std::max(5, std::atoi(v.c_str()));
     else if (a == "--variant") variants.push_back(v);
+    else if (a == "--vs") others.push_back(v);
     else return usage();
   }
   if (from.empty() || to.empty() || shape.empty()) return usage();
@@ -57,7 +59,8 @@ int main(int argc, char** argv) {
     Layout dst(format_from_name(to), parse_data_type(to_dtype.empty() ? dtype : to_dtype), dims);
     Engine engine = Engine::open();
     const KernelData kd = plan_reorder(engine.info(), src, dst, impl);
-    std::vector<KernelSource> sources = {kd.source};
+    std::vector<KernelData> kernels_data = {kd};
+    std::vector<std::string> labels = {"(as generated, " + kd.impl + ")"};
     for (size_t k = 0; k < variants.size(); ++k) {
       const size_t arrow = variants[k].find("=>");
       if (arrow == std::string::npos) throw Error("variant '" + variants[k] + "' has no '=>'");
@@ -66,7 +69,14 @@ int main(int argc, char** argv) {
       if (s.code == kd.source.code) throw Error("variant '" + variants[k] + "' changes nothing in the kernel source");
       s.entry = kd.source.entry + "_v" + std::to_string(k + 1);
       s.code = replace_all(s.code, kd.source.entry, s.entry);
-      sources.push_back(s);
+      KernelData v = kd;
+      v.source = s;
+      kernels_data.push_back(v);
+      labels.push_back(variants[k]);
+    }
+    for (const std::string& other : others) {
+      kernels_data.push_back(plan_reorder(engine.info(), src, dst, other));
+      labels.push_back("implementation " + other);
     }
     check_fits_device(engine.info(), src);
     check_fits_device(engine.info(), dst);
@@ -79,7 +89,8 @@ int main(int argc, char** argv) {
     queue.enqueueWriteBuffer(sbuf, CL_TRUE, 0, static_cast<size_t>(src.bytes()), fill.data());
     queue.enqueueWriteBuffer(dbuf, CL_TRUE, 0, static_cast<size_t>(dst.bytes()), fill.data());
     std::vector<KernelHandle> kernels;
-    for (const KernelSource& s : sources) kernels.push_back(ProgramCache::instance().handle(engine.context(), engine.device(), s));
+    for (const KernelData& k : kernels_data)
+      kernels.push_back(ProgramCache::instance().handle(engine.context(), engine.device(), k.source));
     std::vector<std::vector<double>> ms(kernels.size());
     for (int r = 0; r < runs + 3; ++r)
       for (size_t k = 0; k < kernels.size(); ++k) {
@@ -89,7 +100,8 @@ int main(int argc, char** argv) {
         lk.kernel.setArg(2, cl_ulong{0});
         lk.kernel.setArg(3, cl_ulong{0});
         cl::Event ev;
-        queue.enqueueNDRangeKernel(lk.kernel, cl::NullRange, kd.global_range(), kd.local_range(), nullptr, &ev);
+        queue.enqueueNDRangeKernel(lk.kernel, cl::NullRange, kernels_data[k].global_range(), kernels_data[k].local_range(),
+                                   nullptr, &ev);
         ev.wait();
         if (r >= 3)
           ms[k].push_back(1e-6 * static_cast<double>(ev.getProfilingInfo<CL_PROFILING_COMMAND_END>() -
@@ -100,8 +112,8 @@ int main(int argc, char** argv) {
     for (size_t k = 0; k < ms.size(); ++k) {
       std::sort(ms[k].begin(), ms[k].end());
       const double med = ms[k][ms[k].size() / 2], base = ms[0][ms[0].size() / 2];
-      std::printf("variant %zu: median %.4f ms, p10 %.4f ms, %.2fx variant 0%s%s\n", k, med, ms[k][ms[k].size() / 10],
-                  med / base, k ? "  " : "", k ? variants[k - 1].c_str() : "  (as generated)");
+      std::printf("variant %zu: median %.4f ms, p10 %.4f ms, %.2fx variant 0  %s\n", k, med, ms[k][ms[k].size() / 10],
+                  med / base, labels[k].c_str());
     }
   } catch (const std::exception& e) {
     std::fprintf(stderr, "clreorder_ab: error: %s\n", e.what());
