@@ -352,8 +352,9 @@ TEST(Device, TiledPathsOnVectorFriendlyShapes) {
 }
 
 // The staged implementation takes the permutations whose dense runs are odd (7 x 7 planes, 3 x 3 kernels,
-// isv4 against y*x = 9): every case below must be accepted by it and match the reference, including
-// every type pair, tails and padding on the axes it leaves to the grid, and strided work-item loops.
+// isv4 against y*x = 9) and those into 16-element destination blocks: every case below must be accepted by
+// it and match the reference, including every data type, tails and padding on the axes it leaves to the
+// grid, and strided work-item loops.
 TEST(Device, StagedOnOddRuns) {
   REQUIRE_DEVICE(e);
   std::vector<Case> cases;
@@ -371,6 +372,11 @@ TEST(Device, StagedOnOddRuns) {
     for (DataType t : {DataType::i8, DataType::f32})
       cases.push_back(make_case(Format::parse("oiyx"), Format::parse(w), {64, 64, 3, 3}, t, t));
   cases.push_back(make_case(Format::parse("goiyx"), Format::parse("gs_oiyx_gsv16"), {32, 1, 1, 3, 3}));
+  cases.push_back(make_case(Format::parse("bfyx"), Format::parse("b_fs_yx_fsv16"), {2, 32, 4, 8}));
+  cases.push_back(make_case(Format::parse("bfyx"), Format::parse("b_fs_yx_fsv16"), {3, 48, 4, 4}, DataType::u8, DataType::i8,
+                            {1, 0, 0, 0}, {0, 0, 0, 0}, {0, 0, 0, 0}, {2, 0, 0, 0}));
+  cases.push_back(make_case(Format::parse("oiyx"), Format::parse("os_iyx_osv16"), {32, 16, 1, 1}));
+  cases.push_back(make_case(Format::parse("bfzyx"), Format::parse("b_fs_zyx_fsv16"), {1, 32, 2, 4, 8}));
   cases.push_back(make_case(Format::parse("goiyx"), Format::parse("gs_oiyx_gsv16"), {48, 2, 3, 3, 3}, DataType::f32, DataType::f16));
   // Every type as source and as destination (the conversions themselves are shared with tiled, which runs
   // all 49 pairs).
