@@ -1,7 +1,7 @@
 // clreorder_ab: interleaved A/B timing of variants of one generated kernel. On a shared, noisy machine two
 // separate benchmark runs of the same kernel differ by up to 2x, so comparing a code-generation idea needs
 // both kernels timed in the same run, launch after launch. Variant 0 is the kernel as the selector
-// generates it (or as --impl forces); each --variant 'FIND=>REPLACE' makes one more by text substitution in
+// generates it (or as --impl forces); each --variant 'FIND=>REPLACE[;;FIND=>REPLACE..]' makes one more by text substitution in
 // its source, and each --vs IMPL adds the kernel another implementation generates for the same reorder.
 //
 //   clreorder_ab --from bfyx --to b_fs_yx_fsv16 --shape 8,256,56,56 --to-dtype f16 --variant 'if (dst_wide)=>if (0)'
@@ -62,10 +62,17 @@ int main(int argc, char** argv) {
     std::vector<KernelData> kernels_data = {kd};
     std::vector<std::string> labels = {"(as generated, " + kd.impl + ")"};
     for (size_t k = 0; k < variants.size(); ++k) {
-      const size_t arrow = variants[k].find("=>");
-      if (arrow == std::string::npos) throw Error("variant '" + variants[k] + "' has no '=>'");
       KernelSource s = kd.source;
-      s.code = replace_all(s.code, variants[k].substr(0, arrow), variants[k].substr(arrow + 2));
+      // 'A=>B;;C=>D' applies both substitutions, in order.
+      for (size_t at = 0; at <= variants[k].size();) {
+        size_t end = variants[k].find(";;", at);
+        if (end == std::string::npos) end = variants[k].size();
+        const std::string sub = variants[k].substr(at, end - at);
+        const size_t arrow = sub.find("=>");
+        if (arrow == std::string::npos) throw Error("variant '" + variants[k] + "': '" + sub + "' has no '=>'");
+        s.code = replace_all(s.code, sub.substr(0, arrow), sub.substr(arrow + 2));
+        at = end + 2;
+      }
       if (s.code == kd.source.code) throw Error("variant '" + variants[k] + "' changes nothing in the kernel source");
       s.entry = kd.source.entry + "_v" + std::to_string(k + 1);
       s.code = replace_all(s.code, kd.source.entry, s.entry);
