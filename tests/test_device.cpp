@@ -329,7 +329,6 @@ TEST(Device, TiledPathsOnVectorFriendlyShapes) {
       cases.push_back(make_case(Format::parse("byxf"), Format::parse("b_fs_yx_fsv16"), {2, 32, 4, 4}, st, dt));
     }
   std::map<std::string, int> paths;
-  std::vector<std::pair<Layout, Layout>> batch;
   for (const Case& c : cases) {
     KernelData kd = plan_reorder(e->info(), c.src, c.dst, "tiled");
     const std::string& code = kd.source.code;
@@ -338,17 +337,10 @@ TEST(Device, TiledPathsOnVectorFriendlyShapes) {
         ++paths[std::string("transpose") + v];
     if (code.find("const bool ok = ") != std::string::npos) ++paths["rows"];
     if (code.find("? CONVERT(src[") != std::string::npos) ++paths["scalar"];
-    batch.emplace_back(c.src, c.dst);
   }
   for (const char* path : {"transpose16", "transpose8", "transpose4", "rows", "scalar"})
     EXPECT_GT(paths[path], 0) << "no case reached the " << path << " path";
-  prepare(*e, batch, "tiled");
-  int failures = 0;
-  for (size_t i = 0; i < cases.size(); ++i) {
-    std::string err = run_case(*e, cases[i], random_bytes(static_cast<size_t>(cases[i].src.bytes()), i), "tiled");
-    if (!err.empty() && ++failures <= 10) ADD_FAILURE() << err;
-  }
-  EXPECT_EQ(failures, 0);
+  run_batch(*e, cases, true, "tiled");
 }
 
 // The staged implementation takes the permutations whose dense runs are odd (7 x 7 planes, 3 x 3 kernels,
@@ -384,20 +376,10 @@ TEST(Device, StagedOnOddRuns) {
     cases.push_back(make_case(Format::parse("bfyx"), Format::parse("byxf"), {2, 24, 3, 3}, t, DataType::f32));
     cases.push_back(make_case(Format::parse("bfyx"), Format::parse("byxf"), {2, 24, 3, 3}, DataType::f16, t));
   }
-  std::vector<std::pair<Layout, Layout>> batch;
-  for (const Case& c : cases) {
-    const std::string why = KernelSelector::instance().explain(ReorderParams{c.src, c.dst, e->info()}).front().second;
-    EXPECT_EQ(why, "") << c.label;
-    batch.emplace_back(c.src, c.dst);
-  }
   ASSERT_STREQ(KernelSelector::instance().impls().front()->name(), "staged");
-  prepare(*e, batch, "staged");
-  int failures = 0;
-  for (size_t i = 0; i < cases.size(); ++i) {
-    std::string err = run_case(*e, cases[i], random_bytes(static_cast<size_t>(cases[i].src.bytes()), i), "staged");
-    if (!err.empty() && ++failures <= 10) ADD_FAILURE() << err;
-  }
-  EXPECT_EQ(failures, 0);
+  for (const Case& c : cases)
+    EXPECT_EQ(KernelSelector::instance().explain(ReorderParams{c.src, c.dst, e->info()}).front().second, "") << c.label;
+  run_batch(*e, cases, true, "staged");
   // Where its tile would need masks it declines, with the reason, and tiled takes the reorder.
   Case tail = make_case(Format::parse("bfyx"), Format::parse("b_fs_yx_fsv16"), {2, 19, 3, 3});
   const std::string why = KernelSelector::instance().explain(ReorderParams{tail.src, tail.dst, e->info()}).front().second;
