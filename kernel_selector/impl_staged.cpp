@@ -1,6 +1,7 @@
 // The `staged` implementation: a reorder as a strided permutation (permute.hpp) whose dense runs are too
-// short or too odd for V x V register transposes, e.g. oiyx -> os_is_yx_osa4_isa8_osv8_isv4, where the
-// source moves 9 contiguous elements (y, x) and the destination 4 (isv4). The generator picks a small tile
+// odd for V x V register transposes, e.g. oiyx -> os_is_yx_osa4_isa8_osv8_isv4, where the source moves 9
+// contiguous elements (y, x) and the destination 4 (isv4), or that writes 16-element destination blocks,
+// where its small tiles measured faster than tiled's 16 x 16 transposes. The generator picks a small tile
 // of digits that holds a long source-dense run and a long destination-dense run, and emits it fully
 // unrolled: vector loads of the source runs, then vector stores of the destination runs whose components
 // are picked from the loaded registers by constants worked out here. Every element moves through
@@ -67,7 +68,8 @@ int64_t divisor_at_most(int64_t n, int64_t cap) {
   return 1;
 }
 
-// Moves `t` units of pool digit `k` into `out`; the rest stays in the pool, in place, as a coarser digit.
+// Splits pool digit `k`: returns its inner `t` units (for the tile or the loop); the rest stays in the pool,
+// in place, as a coarser digit.
 PermDigit split(std::vector<PermDigit>& pool, size_t k, int64_t t) {
   PermDigit inner = pool[k];
   inner.extent = t;

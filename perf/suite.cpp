@@ -22,7 +22,6 @@ using namespace clreorder;
 
 namespace {
 
-// Bars of the ratio to copy per case, with lines at the targets (0.6 floor, 0.9 mean) and at 1.0.
 // Results are the point of a run: a file that cannot be written is an error, not a silent loss.
 void write_file(const std::string& path, const std::string& text) {
   std::ofstream f(path);
@@ -31,6 +30,7 @@ void write_file(const std::string& path, const std::string& text) {
   if (!f) throw clreorder::Error("cannot write '" + path + "'");
 }
 
+// Bars of the ratio to copy per case, with lines at the targets (0.6 floor, 0.9 mean) and at 1.0.
 std::string svg_chart(const std::vector<std::pair<std::string, double>>& bars, const std::string& title) {
   const int row = 22, left = 330, width = 420, top = 40;
   const int height = top + row * static_cast<int>(bars.size()) + 40;
