@@ -2,11 +2,13 @@
 // separate benchmark runs of the same kernel differ by up to 2x, so comparing a code-generation idea needs
 // both kernels timed in the same run, launch after launch. Variant 0 is the kernel as the selector
 // generates it (or as --impl forces); each --variant 'FIND=>REPLACE[;;FIND=>REPLACE..]' makes one more by text substitution in
-// its source, and each --vs IMPL adds the kernel another implementation generates for the same reorder.
+// its source, each --vs IMPL adds the kernel another implementation generates for the same reorder, and each
+// --env VAR=VALUE the kernel generated with that environment variable set (e.g. CLREORDER_INDEX_BITS=64).
 //
 //   clreorder_ab --from bfyx --to b_fs_yx_fsv16 --shape 8,256,56,56 --to-dtype f16 --variant 'if (dst_wide)=>if (0)'
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -27,7 +29,7 @@ std::string replace_all(std::string s, const std::string& find, const std::strin
 int usage() {
   std::fprintf(stderr,
                "usage: clreorder_ab --from FMT --to FMT --shape D0,D1,.. [--dtype T] [--to-dtype T] [--impl NAME] "
-               "[--runs N] [--variant 'FIND=>REPLACE']... [--vs IMPL]...\n");
+               "[--runs N] [--variant 'FIND=>REPLACE']... [--vs IMPL]... [--env VAR=VALUE]...\n");
   return 2;
 }
 
@@ -35,7 +37,7 @@ int usage() {
 
 int main(int argc, char** argv) {
   std::string from, to, shape, dtype = "f32", to_dtype, impl;
-  std::vector<std::string> variants, others;
+  std::vector<std::string> variants, others, envs;
   int runs = 100;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
@@ -50,6 +52,7 @@ int main(int argc, char** argv) {
     else if (a == "--runs") runs = std::max(5, std::atoi(v.c_str()));
     else if (a == "--variant") variants.push_back(v);
     else if (a == "--vs") others.push_back(v);
+    else if (a == "--env") envs.push_back(v);
     else return usage();
   }
   if (from.empty() || to.empty() || shape.empty()) return usage();
@@ -84,6 +87,20 @@ int main(int argc, char** argv) {
     for (const std::string& other : others) {
       kernels_data.push_back(plan_reorder(engine.info(), src, dst, other));
       labels.push_back("implementation " + other);
+    }
+    for (const std::string& env : envs) {
+      const size_t eq = env.find('=');
+      if (eq == std::string::npos || eq == 0) throw Error("--env '" + env + "' is not VAR=VALUE");
+      const std::string var = env.substr(0, eq);
+      const char* old = std::getenv(var.c_str());
+      const std::string saved = old ? old : "";
+      setenv(var.c_str(), env.substr(eq + 1).c_str(), 1);
+      KernelData v = plan_reorder(engine.info(), src, dst, impl);
+      if (old) setenv(var.c_str(), saved.c_str(), 1);
+      else unsetenv(var.c_str());
+      if (v.source.code == kd.source.code) throw Error("--env '" + env + "' changes nothing in the kernel source");
+      kernels_data.push_back(v);
+      labels.push_back("with " + env);
     }
     check_fits_device(engine.info(), src);
     check_fits_device(engine.info(), dst);
