@@ -49,18 +49,28 @@ std::string cl_type(DataType t) {
 
 int64_t pack_of(DataType t) { return size_of(t) < 4 ? 4 / size_of(t) : 1; }
 
-std::string vstore_stmt(DataType t, int width, const std::string& value, const std::string& ptr, bool packable) {
+std::string vstore_stmt(DataType t, int width, const std::string& value, const std::string& ptr, StoreAlign align) {
   const std::string w = std::to_string(width), type = cl_type(t) + (width > 1 ? w : "");
-  const std::string plain = width > 1 ? "vstore" + w + "(v_, 0, " + ptr + ");" : "*(" + ptr + ") = v_;";
-  const int64_t pack = pack_of(t);
-  if (!packable || pack == 1 || width % pack != 0) {
-    return width > 1 ? "vstore" + w + "(" + value + ", 0, " + ptr + ");" : "*(" + ptr + ") = " + value + ";";
+  const int64_t pack = pack_of(t), bytes = width * size_of(t);
+  const bool wide = align.packable && pack > 1 && width % pack == 0;
+  const bool stream = align.streams && bytes >= 16 && bytes <= 64 && (bytes & (bytes - 1)) == 0 && (pack == 1 || wide);
+  if (!wide && !stream) return width > 1 ? "vstore" + w + "(" + value + ", 0, " + ptr + ");" : "*(" + ptr + ") = " + value + ";";
+  const std::string words = std::to_string(width / pack);
+  const std::string as_words = pack > 1 ? "as_uint" + words + "(v_)" : "v_";
+  std::string out = "{ const " + type + " v_ = " + value + "; ";
+  if (stream) out += "if (dst_a64) CR_STREAM_STORE(" + (pack > 1 ? "uint" + words : type) + ", " + as_words + ", " + ptr + "); else ";
+  if (wide) {
+    out += "if (dst_wide) ";
+    out += width / pack > 1 ? "vstore" + words + "(" + as_words + ", 0, (__global uint*)(" + ptr + "));"
+                            : "*(__global uint*)(" + ptr + ") = as_uint(v_);";
+    out += " else ";
   }
-  const int64_t words = width / pack;
-  const std::string wide = words > 1 ? "vstore" + std::to_string(words) + "(as_uint" + std::to_string(words) +
-                                           "(v_), 0, (__global uint*)(" + ptr + "));"
-                                     : "*(__global uint*)(" + ptr + ") = as_uint(v_);";
-  return "{ const " + type + " v_ = " + value + "; if (dst_wide) " + wide + " else " + plain + " }";
+  out += width > 1 ? "vstore" + w + "(v_, 0, " + ptr + ");" : "*(" + ptr + ") = v_;";
+  return out + " }";
+}
+
+bool stream_pays(const Layout& src, const Layout& dst, const DeviceInfo& device) {
+  return device.cache_bytes > 0 && static_cast<uint64_t>(src.bytes() + dst.bytes()) > device.cache_bytes;
 }
 
 std::string convert_expr(DataType from, DataType to, const std::string& v, int width) {

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "clreorder/layout.hpp"
+#include "clreorder/runtime.hpp"
 
 namespace clreorder {
 
@@ -40,11 +41,21 @@ std::string convert_expr(DataType from, DataType to, const std::string& v, int w
 /// Elements of `t` in 4 bytes (1 for 4- and 8-byte types): the unit a store can be widened to.
 int64_t pack_of(DataType t);
 
+/// How a vector store may go, as the caller has proved from the offsets (apart from the runtime base).
+struct StoreAlign {
+  bool packable = false;  ///< ptr's offset is a multiple of pack_of(t) elements
+  bool streams = false;   ///< ptr's offset is a multiple of the store's width, and streaming pays (stream_pays)
+};
+
 /// Statement storing `value` (a vector of `width` elements of `t`) at element pointer `ptr`. PoCL splits
-/// vstoreN of 8- and 16-bit elements into scalar stores; when the caller has proved that ptr's offset from
-/// the destination base is a multiple of pack_of(t) (`packable`), the store goes as uints instead, guarded
-/// by dst_wide (the runtime base keeps that alignment, see CR_REORDER_BEGIN).
-std::string vstore_stmt(DataType t, int width, const std::string& value, const std::string& ptr, bool packable);
+/// vstoreN of 8- and 16-bit elements into scalar stores, so a packable store goes as uints, guarded by
+/// dst_wide (the runtime base keeps that alignment, see CR_REORDER_BEGIN). A streaming store of 16 to 64
+/// bytes goes through CR_STREAM_STORE, guarded by dst_a64.
+std::string vstore_stmt(DataType t, int width, const std::string& value, const std::string& ptr, StoreAlign align);
+
+/// Whether a reorder should stream its stores: its source and destination together exceed the device's
+/// global memory cache, so the destination cannot stay cached for its consumer anyway.
+bool stream_pays(const Layout& src, const Layout& dst, const DeviceInfo& device);
 
 /// Whether offsets and indices of these layouts need 64-bit arithmetic (or CLREORDER_INDEX_BITS=64 forces it).
 bool needs_64bit(const Layout& a, const Layout& b);

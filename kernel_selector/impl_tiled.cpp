@@ -134,7 +134,7 @@ int vector_width(const Run& a, const Run& b, const Permutation& perm) {
 // V x V register transpose: V vector loads along B (source-dense), V vector stores along A
 // (destination-dense). Rows of padding load as zero; padding columns store zero.
 std::vector<std::string> transpose_loops(const ReorderParams& p, const Permutation& perm, const Run& a, const Run& b,
-                                         int vec, bool packable) {
+                                         int vec, StoreAlign align) {
   const std::string V = num(vec), dt = cl_type(p.dst.data_type()) + V;
   const char* comp = "0123456789abcdef";
   std::vector<int> axes = masked_axes(perm, a, b);
@@ -159,7 +159,7 @@ std::vector<std::string> transpose_loops(const ReorderParams& p, const Permutati
     for (int i = 0; i < vec; ++i) value += std::string(i ? ", " : "") + "r" + num(i) + ".s" + comp[j];
     value += ")";
     if (!ok.empty()) value = "(" + join_and(ok) + ") ? " + value + " : (" + dt + ")0";
-    std::string store = vstore_stmt(p.dst.data_type(), vec, value, "dst + d_off + " + b.dst_offset(column) + " + ia", packable);
+    std::string store = vstore_stmt(p.dst.data_type(), vec, value, "dst + d_off + " + b.dst_offset(column) + " + ia", align);
     body.push_back(wr.empty() ? "    " + store : "    if (" + join_and(wr) + ") " + store);
   }
   body.push_back("  }");
@@ -178,7 +178,7 @@ int row_width(const Run& a, const Permutation& perm) {
 
 // A is dense in both layouts: each of the |B| rows is |A| elements copied with vector loads and stores.
 std::vector<std::string> row_loops(const ReorderParams& p, const Permutation& perm, const Run& a, const Run& b, int vec,
-                                   bool packable) {
+                                   StoreAlign align) {
   const std::string V = num(vec), dt = cl_type(p.dst.data_type()) + V;
   std::vector<std::string> ok = {"g_ok"}, wr;
   for (int ax : masked_axes(perm, a, b)) axis_checks(perm.axes[static_cast<size_t>(ax)], tile_coord(ax, Run{}, b, "0", "ib"), &ok, &wr);
@@ -189,7 +189,7 @@ std::vector<std::string> row_loops(const ReorderParams& p, const Permutation& pe
   body.push_back("  for (int ia = 0; ia < " + num(a.length()) + "; ia += " + V + ") {");
   body.push_back("    " + vstore_stmt(p.dst.data_type(), vec,
                                        "ok ? CONVERT_V(vload" + V + "(0, src + s_off + " + b.src_offset("ib") + " + ia)) : (" + dt + ")0",
-                                       "dst + d_off + " + b.dst_offset("ib") + " + ia", packable));
+                                       "dst + d_off + " + b.dst_offset("ib") + " + ia", align));
   body.push_back("  }");
   body.push_back("}");
   return body;
@@ -258,14 +258,16 @@ class TiledReorder : public ReorderImpl {
     int vec = 1;
     std::vector<std::string> body;
     // Vector stores start at ia (a multiple of the width) plus grid and B offsets.
-    const int64_t pack = pack_of(p.dst.data_type());
     std::vector<PermDigit> outside = grid;
     outside.insert(outside.end(), b.digits.begin(), b.digits.end());
-    const bool packable = dst_strides_multiple_of(perm, outside, pack);
+    auto align = [&](int width) {
+      return StoreAlign{dst_strides_multiple_of(perm, outside, pack_of(p.dst.data_type())),
+                        stream_pays(p.src, p.dst, p.device) && dst_strides_multiple_of(perm, outside, width)};
+    };
     if (!a_src_dense && !b.digits.empty() && (vec = vector_width(a, b, perm)) > 1) {
-      body = transpose_loops(p, perm, a, b, vec, packable);
+      body = transpose_loops(p, perm, a, b, vec, align(vec));
     } else if (a_src_dense && (vec = row_width(a, perm)) > 1) {
-      body = row_loops(p, perm, a, b, vec, packable);
+      body = row_loops(p, perm, a, b, vec, align(vec));
     } else {
       vec = 1;
       body = scalar_loops(perm, a, b, !a_src_dense);

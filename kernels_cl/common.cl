@@ -61,9 +61,24 @@ CR_CONVERSIONS(16, _16)
 #define CR_REORDER_ARGS __global const SRC_T* restrict src, __global DST_T* restrict dst, ulong src_base, ulong dst_base
 // Work-item `i` of `count` (the global size is rounded up, so the tail returns), buffers moved to their offsets.
 // dst_wide: the destination base is 4-byte aligned, so stores of 8- and 16-bit elements may go as uints.
+// dst_a64: it is 64-byte aligned, so vector stores of up to 64 bytes at aligned offsets may stream.
 #define CR_REORDER_BEGIN(i, count)                                \
   const IDX_T i = (IDX_T)get_global_id(0);                         \
   if (i >= (count)) return;                                        \
   const bool dst_wide = (dst_base * sizeof(DST_T)) % 4 == 0;       \
   src += src_base;                                                 \
-  dst += dst_base;
+  dst += dst_base;                                                 \
+  const bool dst_a64 = ((ulong)dst & 63) == 0;
+
+// Streaming (non-temporal) store of `v`, of vector type T, at `p` aligned to sizeof(T): the selector asks for
+// it when a reorder's working set is bigger than the device's cache, so the destination would not stay cached
+// anyway and a normal store would first read every line it writes. Clang-based compilers (PoCL) offer the
+// builtin; elsewhere it is a plain aligned store.
+#if defined(__has_builtin)
+#if __has_builtin(__builtin_nontemporal_store)
+#define CR_STREAM_STORE(T, v, p) __builtin_nontemporal_store((v), (__global T*)(p))
+#endif
+#endif
+#ifndef CR_STREAM_STORE
+#define CR_STREAM_STORE(T, v, p) (*(__global T*)(p) = (v))
+#endif

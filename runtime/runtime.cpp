@@ -86,6 +86,7 @@ DeviceInfo describe_device(const cl::Device& device) {
            : (t & CL_DEVICE_TYPE_ACCELERATOR) ? "accelerator" : "other";
     d.global_mem = device.getInfo<CL_DEVICE_GLOBAL_MEM_SIZE>();
     d.max_alloc = device.getInfo<CL_DEVICE_MAX_MEM_ALLOC_SIZE>();
+    d.cache_bytes = device.getInfo<CL_DEVICE_GLOBAL_MEM_CACHE_SIZE>();
     d.max_work_group = device.getInfo<CL_DEVICE_MAX_WORK_GROUP_SIZE>();
     d.fp16 = device.getInfo<CL_DEVICE_EXTENSIONS>().find("cl_khr_fp16") != std::string::npos;
     d.device = device;

@@ -40,6 +40,31 @@ inline std::string run_case(const Engine& e, const Case& c, const std::vector<ui
   return diff.empty() ? "" : c.label + ": " + diff;
 }
 
+// Runs a kernel planned outside the selector's own device (another device type, another cache size) on this
+// device, the destination `dst_off` elements into its buffer, and compares with the host reference.
+inline std::string run_planned(const Engine& e, const Case& c, const KernelData& kd, size_t dst_off = 0) {
+  const std::vector<uint8_t> in = random_bytes(static_cast<size_t>(c.src.bytes()), 3);
+  const size_t esize = static_cast<size_t>(size_of(c.dst.data_type())), bytes = static_cast<size_t>(c.dst.bytes());
+  std::vector<uint8_t> want(bytes), got(dst_off * esize + bytes, 0xCD);
+  reference_reorder(c.src, in.data(), c.dst, want.data());
+  cl::Buffer s(e.context(), CL_MEM_READ_WRITE, in.size()), d(e.context(), CL_MEM_READ_WRITE, got.size());
+  e.queue().enqueueWriteBuffer(s, CL_FALSE, 0, in.size(), in.data());
+  e.queue().enqueueWriteBuffer(d, CL_FALSE, 0, got.size(), got.data());
+  {
+    LockedKernel k = ProgramCache::instance().kernel(e.context(), e.device(), kd.source);
+    k.kernel.setArg(0, s);
+    k.kernel.setArg(1, d);
+    k.kernel.setArg(2, cl_ulong{0});
+    k.kernel.setArg(3, static_cast<cl_ulong>(dst_off));
+    e.queue().enqueueNDRangeKernel(k.kernel, cl::NullRange, kd.global_range(), kd.local_range());
+  }
+  e.queue().enqueueReadBuffer(d, CL_TRUE, 0, got.size(), got.data());
+  for (size_t i = 0; i < dst_off * esize; ++i)
+    if (got[i] != 0xCD) return c.label + ": wrote before the destination offset at byte " + std::to_string(i);
+  std::string diff = compare_bytes(std::vector<uint8_t>(got.begin() + static_cast<std::ptrdiff_t>(dst_off * esize), got.end()), want);
+  return diff.empty() ? "" : c.label + ": " + diff;
+}
+
 // Compiles every case's kernel in one program, then runs and checks each (with `force`, on that implementation).
 inline void run_batch(const Engine& e, const std::vector<Case>& cases, bool random_source = false,
                       const std::string& force = "") {

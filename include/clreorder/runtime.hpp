@@ -29,6 +29,7 @@ struct DeviceInfo {
   std::string type;              ///< "gpu", "cpu", "accelerator" or "other"
   uint64_t global_mem = 0;       ///< bytes
   uint64_t max_alloc = 0;        ///< CL_DEVICE_MAX_MEM_ALLOC_SIZE, bytes
+  uint64_t cache_bytes = 0;      ///< CL_DEVICE_GLOBAL_MEM_CACHE_SIZE (0: unknown); decides streaming stores
   size_t max_work_group = 0;     ///< CL_DEVICE_MAX_WORK_GROUP_SIZE
   bool fp16 = false;             ///< cl_khr_fp16
   bool is_default = false;       ///< what an empty device choice picks
