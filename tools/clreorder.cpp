@@ -115,8 +115,9 @@ int cmd_devices() {
     }
     std::printf("%s %d: %s\n", d.is_default ? "*" : " ", d.index, d.name.c_str());
     std::printf("     type %s, %s, driver %s\n", d.type.c_str(), d.version.c_str(), d.driver.c_str());
-    std::printf("     global memory %.1f MiB, max allocation %.1f MiB, max work-group %zu, fp16 %s\n",
-                d.global_mem / 1048576.0, d.max_alloc / 1048576.0, d.max_work_group, d.fp16 ? "yes" : "no");
+    std::printf("     global memory %.1f MiB, max allocation %.1f MiB, cache %.1f MiB, max work-group %zu, fp16 %s\n",
+                d.global_mem / 1048576.0, d.max_alloc / 1048576.0, d.cache_bytes / 1048576.0, d.max_work_group,
+                d.fp16 ? "yes" : "no");
   }
   return 0;
 }
