@@ -130,10 +130,7 @@ int main(int argc, char** argv) {
       for (size_t k = 0; k < kernels.size(); ++k) {
         if (!warm) queue.enqueueCopyBuffer(scratch_a, scratch_b, 0, 0, scratch_bytes);
         LockedKernel lk(kernels[k]);
-        lk.kernel.setArg(0, sbuf);
-        lk.kernel.setArg(1, dbuf);
-        lk.kernel.setArg(2, cl_ulong{0});
-        lk.kernel.setArg(3, cl_ulong{0});
+        set_reorder_args(lk.kernel, sbuf, 0, dbuf, 0);
         cl::Event ev;
         queue.enqueueNDRangeKernel(lk.kernel, cl::NullRange, kernels_data[k].global_range(), kernels_data[k].local_range(),
                                    nullptr, &ev);

@@ -89,10 +89,7 @@ BenchResult bench_reorder(const Engine& engine, const Layout& src, const Layout&
     KernelHandle h = ProgramCache::instance().handle(ctx, engine.device(), kd.source);
     {
       LockedKernel k(h);
-      k.kernel.setArg(0, s);
-      k.kernel.setArg(1, d);
-      k.kernel.setArg(2, cl_ulong(0));
-      k.kernel.setArg(3, cl_ulong(0));
+      set_reorder_args(k.kernel, s, 0, d, 0);
     }
     for (int i = 0; i < n_enqueue; ++i) {
       double t0 = now_ms();

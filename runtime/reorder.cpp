@@ -79,6 +79,14 @@ void check_fits_device(const DeviceInfo& device, const Layout& layout) {
                 device.name + "' allows (" + std::to_string(device.max_alloc) + ")");
 }
 
+void set_reorder_args(cl::Kernel& kernel, const cl::Buffer& src, uint64_t src_base, const cl::Buffer& dst,
+                      uint64_t dst_base) {
+  kernel.setArg(0, src);
+  kernel.setArg(1, dst);
+  kernel.setArg(2, static_cast<cl_ulong>(src_base));
+  kernel.setArg(3, static_cast<cl_ulong>(dst_base));
+}
+
 KernelData plan_reorder(const DeviceInfo& device, const Layout& src, const Layout& dst, const std::string& force) {
   return KernelSelector::instance().select(ReorderParams{src, dst, device}, force);
 }
@@ -96,10 +104,8 @@ ReorderResult reorder(const cl::CommandQueue& queue, const cl::Buffer& src, size
     res.entry = d->entry;
     {
       LockedKernel k(d->kernel);
-      k.kernel.setArg(0, src);
-      k.kernel.setArg(1, dst);
-      k.kernel.setArg(2, static_cast<cl_ulong>(src_offset / size_of(src_layout.data_type())));
-      k.kernel.setArg(3, static_cast<cl_ulong>(dst_offset / size_of(dst_layout.data_type())));
+      set_reorder_args(k.kernel, src, src_offset / size_of(src_layout.data_type()), dst,
+                       dst_offset / size_of(dst_layout.data_type()));
       queue.enqueueNDRangeKernel(k.kernel, cl::NullRange, d->global, d->local, nullptr, &res.event);
     }
     if (opt.wait) {

@@ -19,9 +19,12 @@ struct Case {
   std::string label;
 };
 
-// The source and the destination buffers sit at byte offsets, the destination pre-filled with 0xCD.
-inline std::string run_case(const Engine& e, const Case& c, const std::vector<uint8_t>& src, const std::string& force = "",
-                     size_t src_off = 0, size_t dst_off = 0) {
+// Writes `src` into a source buffer `src_off` bytes in, pre-fills a destination buffer with 0xCD, lets
+// `launch(s, d)` reorder into it `dst_off` bytes in, then checks that nothing before the offset changed and
+// that the destination matches the host reference byte for byte.
+template <typename Launch>
+std::string check_launch(const Engine& e, const Case& c, const std::vector<uint8_t>& src, size_t src_off, size_t dst_off,
+                         Launch launch) {
   std::vector<uint8_t> want(static_cast<size_t>(c.dst.bytes()), 0xCD);
   reference_reorder(c.src, src.data(), c.dst, want.data());
   cl::Buffer s(e.context(), CL_MEM_READ_WRITE, src_off + src.size());
@@ -29,40 +32,35 @@ inline std::string run_case(const Engine& e, const Case& c, const std::vector<ui
   e.queue().enqueueWriteBuffer(s, CL_FALSE, src_off, src.size(), src.data());
   std::vector<uint8_t> fill(dst_off + want.size(), 0xCD);
   e.queue().enqueueWriteBuffer(d, CL_FALSE, 0, fill.size(), fill.data());
-  ReorderOptions opt;
-  opt.force_impl = force;
-  reorder(e, s, src_off, c.src, d, dst_off, c.dst, opt);
+  launch(s, d);
   std::vector<uint8_t> got(fill.size());
   e.queue().enqueueReadBuffer(d, CL_TRUE, 0, got.size(), got.data());
   for (size_t i = 0; i < dst_off; ++i)
-    if (got[i] != 0xCD) return "wrote before the destination offset at byte " + std::to_string(i);
+    if (got[i] != 0xCD) return c.label + ": wrote before the destination offset at byte " + std::to_string(i);
   std::string diff = compare_bytes(std::vector<uint8_t>(got.begin() + static_cast<std::ptrdiff_t>(dst_off), got.end()), want);
   return diff.empty() ? "" : c.label + ": " + diff;
+}
+
+// reorder() on the case, the source and the destination buffers at byte offsets.
+inline std::string run_case(const Engine& e, const Case& c, const std::vector<uint8_t>& src, const std::string& force = "",
+                            size_t src_off = 0, size_t dst_off = 0) {
+  return check_launch(e, c, src, src_off, dst_off, [&](const cl::Buffer& s, const cl::Buffer& d) {
+    ReorderOptions opt;
+    opt.force_impl = force;
+    reorder(e, s, src_off, c.src, d, dst_off, c.dst, opt);
+  });
 }
 
 // Runs a kernel planned outside the selector's own device (another device type, another cache size) on this
 // device, the destination `dst_off` elements into its buffer, and compares with the host reference.
 inline std::string run_planned(const Engine& e, const Case& c, const KernelData& kd, size_t dst_off = 0) {
-  const std::vector<uint8_t> in = random_bytes(static_cast<size_t>(c.src.bytes()), 3);
-  const size_t esize = static_cast<size_t>(size_of(c.dst.data_type())), bytes = static_cast<size_t>(c.dst.bytes());
-  std::vector<uint8_t> want(bytes), got(dst_off * esize + bytes, 0xCD);
-  reference_reorder(c.src, in.data(), c.dst, want.data());
-  cl::Buffer s(e.context(), CL_MEM_READ_WRITE, in.size()), d(e.context(), CL_MEM_READ_WRITE, got.size());
-  e.queue().enqueueWriteBuffer(s, CL_FALSE, 0, in.size(), in.data());
-  e.queue().enqueueWriteBuffer(d, CL_FALSE, 0, got.size(), got.data());
-  {
-    LockedKernel k = ProgramCache::instance().kernel(e.context(), e.device(), kd.source);
-    k.kernel.setArg(0, s);
-    k.kernel.setArg(1, d);
-    k.kernel.setArg(2, cl_ulong{0});
-    k.kernel.setArg(3, static_cast<cl_ulong>(dst_off));
-    e.queue().enqueueNDRangeKernel(k.kernel, cl::NullRange, kd.global_range(), kd.local_range());
-  }
-  e.queue().enqueueReadBuffer(d, CL_TRUE, 0, got.size(), got.data());
-  for (size_t i = 0; i < dst_off * esize; ++i)
-    if (got[i] != 0xCD) return c.label + ": wrote before the destination offset at byte " + std::to_string(i);
-  std::string diff = compare_bytes(std::vector<uint8_t>(got.begin() + static_cast<std::ptrdiff_t>(dst_off * esize), got.end()), want);
-  return diff.empty() ? "" : c.label + ": " + diff;
+  const size_t esize = static_cast<size_t>(size_of(c.dst.data_type()));
+  return check_launch(e, c, random_bytes(static_cast<size_t>(c.src.bytes()), 3), 0, dst_off * esize,
+                      [&](const cl::Buffer& s, const cl::Buffer& d) {
+                        LockedKernel k = ProgramCache::instance().kernel(e.context(), e.device(), kd.source);
+                        set_reorder_args(k.kernel, s, 0, d, dst_off);
+                        e.queue().enqueueNDRangeKernel(k.kernel, cl::NullRange, kd.global_range(), kd.local_range());
+                      });
 }
 
 // Compiles every case's kernel in one program, then runs and checks each (with `force`, on that implementation).

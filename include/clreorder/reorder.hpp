@@ -46,6 +46,11 @@ std::vector<uint8_t> reorder(const Engine& engine, const std::vector<uint8_t>& s
 /// device can allocate (CL_DEVICE_MAX_MEM_ALLOC_SIZE).
 void check_fits_device(const DeviceInfo& device, const Layout& layout);
 
+/// Sets the arguments every generated reorder kernel takes (CR_REORDER_ARGS in kernels_cl/common.cl):
+/// source and destination buffers and their offsets in elements. The caller holds the kernel's lock.
+void set_reorder_args(cl::Kernel& kernel, const cl::Buffer& src, uint64_t src_base, const cl::Buffer& dst,
+                      uint64_t dst_base);
+
 /// The kernel the selector picks for a pair on a device, without running it.
 KernelData plan_reorder(const DeviceInfo& device, const Layout& src, const Layout& dst, const std::string& force = "");
 
