@@ -105,9 +105,9 @@ bool needs_64bit(const Layout& a, const Layout& b) {
   return false;
 }
 
-namespace {
-
 std::string num(int64_t v) { return std::to_string(v); }
+
+namespace {
 
 // Value of a plan dim from coordinate expressions: padded coordinates combined row-major.
 std::string dim_value(const PlanDim& d, const std::vector<std::string>& coord) {

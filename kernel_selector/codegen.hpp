@@ -25,6 +25,9 @@ class Jit {
   std::vector<std::pair<std::string, std::string>> defs_;
 };
 
+/// Decimal text of `v`, for generated code.
+std::string num(int64_t v);
+
 /// Statements joined with " \\\n  ", so they can be the body of a generated macro.
 std::string macro_lines(const std::vector<std::string>& lines);
 

@@ -20,8 +20,6 @@ namespace clreorder {
 
 namespace {
 
-std::string num(int64_t v) { return std::to_string(v); }
-
 // Per device type: runs of 32 bytes on both sides; tiles of at most 256 elements on CPUs (measured on PoCL
 // against 64-byte runs and 128-1024 elements: bigger tiles ran up to 2x slower, from register spills, and
 // compiled up to 2.5 s longer); on GPUs, where the tile lives in one work-item's registers, 64 (not yet
@@ -53,41 +51,13 @@ int64_t run_length(const std::vector<PermDigit>& tile, Stride stride) {
   return len;
 }
 
-// Smallest divisor of n that is at least `need` (n itself if none is smaller).
-int64_t divisor_at_least(int64_t n, int64_t need) {
-  for (int64_t t = std::max<int64_t>(need, 1); t < n; ++t)
-    if (n % t == 0) return t;
-  return n;
-}
-
-// Largest divisor of n not above `cap` (at least 1).
-int64_t divisor_at_most(int64_t n, int64_t cap) {
-  for (int64_t t = std::min(n, cap); t > 1; --t)
-    if (n % t == 0) return t;
-  return 1;
-}
-
-// Splits pool digit `k`: returns its inner `t` units (for the tile or the loop); the rest stays in the pool,
-// in place, as a coarser digit.
-PermDigit split(std::vector<PermDigit>& pool, size_t k, int64_t t) {
+// Takes the inner `t` units of pool digit `k` (for the tile or the loop); the rest stays in the pool, in
+// place, as a coarser digit.
+PermDigit take_inner(std::vector<PermDigit>& pool, size_t k, int64_t t) {
   PermDigit inner = pool[k];
-  inner.extent = t;
-  if (t == pool[k].extent) {
-    pool.erase(pool.begin() + static_cast<std::ptrdiff_t>(k));
-  } else {
-    PermDigit& outer = pool[k];
-    outer.weight *= t;
-    outer.extent /= t;
-    outer.dst_stride *= t;
-    outer.src_stride *= t;
-  }
+  if (t == inner.extent) pool.erase(pool.begin() + static_cast<std::ptrdiff_t>(k));
+  else pool[k] = split_outer(inner, t);
   return inner;
-}
-
-int64_t product(const std::vector<PermDigit>& ds) {
-  int64_t n = 1;
-  for (const PermDigit& d : ds) n *= d.extent;
-  return n;
 }
 
 struct StagedPlan {
@@ -141,10 +111,10 @@ StagedPlan make_plan(const ReorderParams& p) {
       if (masked(pool[k])) return false;
       // While the other run has not started, half the room stays for it.
       const Stride other = stride == &PermDigit::dst_stride ? &PermDigit::src_stride : &PermDigit::dst_stride;
-      const int64_t room = cfg.max_tile_elems / product(sp.tile) / (run_length(sp.tile, other) < 2 ? 2 : 1);
+      const int64_t room = cfg.max_tile_elems / extent_product(sp.tile) / (run_length(sp.tile, other) < 2 ? 2 : 1);
       const int64_t t = std::min(divisor_at_least(pool[k].extent, (want + len - 1) / len), divisor_at_most(pool[k].extent, room));
       if (t < 2) return false;
-      sp.tile.push_back(split(pool, k, t));
+      sp.tile.push_back(take_inner(pool, k, t));
       return true;
     }
     return false;
@@ -162,7 +132,7 @@ StagedPlan make_plan(const ReorderParams& p) {
   }
   // The work-item loop continues one of the runs where it can (neighbouring iterations share cache lines).
   const int64_t budget = cfg.work_item_bytes / elem;
-  const int64_t room = budget / product(sp.tile);
+  const int64_t room = budget / extent_product(sp.tile);
   size_t pick = pool.size();
   for (size_t k = 0; k < pool.size(); ++k) {
     const PermDigit& d = pool[k];
@@ -172,7 +142,7 @@ StagedPlan make_plan(const ReorderParams& p) {
   }
   if (pick < pool.size() && room >= 2) {
     const int64_t t = divisor_at_most(pool[pick].extent, room);
-    if (t >= 2) sp.loop = split(pool, pick, t);
+    if (t >= 2) sp.loop = take_inner(pool, pick, t);
   }
   sp.grid = pool;
   return sp;
@@ -255,7 +225,7 @@ class StagedReorder : public ReorderImpl {
     // Destination offset -> source offset over the tile's tuples.
     std::map<int64_t, int64_t> from;
     std::vector<int64_t> idx(tile.size(), 0);
-    for (int64_t n = 0; n < product(tile); ++n) {
+    for (int64_t n = 0; n < extent_product(tile); ++n) {
       int64_t so = 0, dso = 0;
       for (size_t k = 0; k < tile.size(); ++k) {
         so += idx[k] * tile[k].src_stride;
@@ -296,7 +266,7 @@ class StagedReorder : public ReorderImpl {
     for (const std::string& b : body) loop.push_back("  " + b);
     loop.push_back("}");
 
-    int64_t grid_count = product(sp.grid);
+    int64_t grid_count = extent_product(sp.grid);
     KernelData kd;
     kd.impl = name();
     Jit jit = reorder_jit(p, "reorder_staged");

@@ -15,17 +15,10 @@ namespace clreorder {
 
 namespace {
 
-std::string num(int64_t v) { return std::to_string(v); }
-
 // Largest divisor of n not above cap; n itself when the best divisor would make tiles too thin.
 int64_t tile_size(int64_t n, int64_t cap) {
   if (n <= cap) return n;
-  int64_t best = 1;
-  for (int64_t d = cap; d >= 1; --d)
-    if (n % d == 0) {
-      best = d;
-      break;
-    }
+  const int64_t best = divisor_at_most(n, cap);
   return best * 4 < cap && n <= 4 * cap ? n : best;
 }
 
@@ -46,11 +39,7 @@ TileConfig config_for(const DeviceInfo& dev) {
 // destination (its index is the destination offset), B dense in the source.
 struct Run {
   std::vector<PermDigit> digits;  // inner first
-  int64_t length() const {
-    int64_t n = 1;
-    for (const PermDigit& d : digits) n *= d.extent;
-    return n;
-  }
+  int64_t length() const { return extent_product(digits); }
   bool has_axis(int axis) const {
     for (const PermDigit& d : digits)
       if (d.axis == axis) return true;
@@ -207,9 +196,7 @@ bool take(std::vector<PermDigit>& grid, Run& run, const std::function<bool(const
 // Splits a single-digit run longer than `t` into a run of t and a grid digit counting the chunks.
 void chunk(Run& run, int64_t t, std::vector<PermDigit>& grid) {
   if (run.digits.size() != 1 || t >= run.digits[0].extent) return;
-  PermDigit& d = run.digits[0];
-  grid.push_back(PermDigit{d.axis, d.weight * t, d.extent / t, d.dst_stride * t, d.src_stride * t});
-  d.extent = t;
+  grid.push_back(split_outer(run.digits[0], t));
 }
 
 class TiledReorder : public ReorderImpl {
@@ -250,8 +237,7 @@ class TiledReorder : public ReorderImpl {
     chunk(a, tile_size(a.length(), cfg.cap_a), grid);
     chunk(b, tile_size(b.length(), std::max<int64_t>(16, cfg.tile / a.length())), grid);
 
-    int64_t grid_count = 1;
-    for (const PermDigit& d : grid) grid_count *= d.extent;
+    const int64_t grid_count = extent_product(grid);
 
     std::vector<std::string> lines = grid_decode(perm, grid, [&](int ax) { return a.has_axis(ax) || b.has_axis(ax); });
 

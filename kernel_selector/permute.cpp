@@ -34,9 +34,29 @@ const AxisDigit* holder(const std::vector<AxisDigit>& ds, int64_t w, int64_t hi)
 
 }  // namespace
 
-int64_t Permutation::count() const {
+int64_t extent_product(const std::vector<PermDigit>& digits) {
   int64_t n = 1;
   for (const PermDigit& d : digits) n *= d.extent;
+  return n;
+}
+
+int64_t Permutation::count() const { return extent_product(digits); }
+
+PermDigit split_outer(PermDigit& d, int64_t t) {
+  PermDigit outer{d.axis, d.weight * t, d.extent / t, d.dst_stride * t, d.src_stride * t};
+  d.extent = t;
+  return outer;
+}
+
+int64_t divisor_at_most(int64_t n, int64_t cap) {
+  for (int64_t t = std::min(n, cap); t > 1; --t)
+    if (n % t == 0) return t;
+  return 1;
+}
+
+int64_t divisor_at_least(int64_t n, int64_t need) {
+  for (int64_t t = std::max<int64_t>(need, 1); t < n; ++t)
+    if (n % t == 0) return t;
   return n;
 }
 
@@ -153,7 +173,6 @@ void axis_checks(const PermAxis& m, const std::string& v, std::vector<std::strin
 
 std::vector<std::string> grid_decode(const Permutation& perm, const std::vector<PermDigit>& grid,
                                      const std::function<bool(int axis)>& in_tile) {
-  auto num = [](int64_t v) { return std::to_string(v); };
   std::vector<std::string> lines = {"IDX_T t_ = w;", "IDX_T d_off = " + num(perm.dst_base) + ";",
                                     "IDX_T s_off = " + num(perm.src_base) + ";"};
   std::vector<std::string> axis_v(perm.axes.size(), "");

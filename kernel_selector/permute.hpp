@@ -46,6 +46,19 @@ struct Permutation {
 /// lower-padding differences that are not multiples of the source blocks of that axis.
 Permutation make_permutation(const Layout& src, const Layout& dst);
 
+/// Product of the extents of `digits`.
+int64_t extent_product(const std::vector<PermDigit>& digits);
+
+/// Splits `d` at `t` (a divisor of its extent): `d` keeps its inner t units, the returned digit counts the
+/// outer extent / t (weight and strides times t).
+PermDigit split_outer(PermDigit& d, int64_t t);
+
+/// Largest divisor of n not above `cap` (at least 1).
+int64_t divisor_at_most(int64_t n, int64_t cap);
+
+/// Smallest divisor of n that is at least `need` (n itself if none is smaller).
+int64_t divisor_at_least(int64_t n, int64_t need);
+
 /// Whether the destination's constant base and the destination strides of `digits` are multiples of `m`
 /// elements (then offsets built from them are, apart from the runtime base).
 bool dst_strides_multiple_of(const Permutation& perm, const std::vector<PermDigit>& digits, int64_t m);
