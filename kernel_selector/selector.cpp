@@ -133,7 +133,7 @@ KernelSource offset_probe_source(const Layout& src, const Layout& dst) {
   for (int a = 0; a < r; ++a)
     linear = a == 0 ? "d_c0" : "(" + linear + ") * " + std::to_string(dst.dims()[a]) + " + d_c" + std::to_string(a);
   KernelSource ks;
-  ks.entry = "offset_probe_" + hex(fnv1a(problem_key(ReorderParams{src, dst, DeviceInfo{}})));
+  ks.entry = "offset_probe_" + problem_hash(ReorderParams{src, dst, DeviceInfo{}});
   Jit jit;
   jit.def("KERNEL_NAME", ks.entry)
       .def("IDX_T", needs_64bit(src, dst) ? "long" : "int")
