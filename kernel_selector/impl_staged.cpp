@@ -269,11 +269,10 @@ class StagedReorder : public ReorderImpl {
     int64_t grid_count = extent_product(sp.grid);
     KernelData kd;
     kd.impl = name();
-    Jit jit = reorder_jit(p, "reorder_staged");
+    Jit jit = reorder_jit(p, "reorder_staged", kd);
     jit.def("GRID_COUNT", grid_count).def("GRID_DECODE(w)", macro_lines(lines)).def("TILE_BODY", macro_lines(loop));
     for (int w : widths) jit.def("CONVERT_V" + num(w) + "(v)", convert_expr(p.src.data_type(), p.dst.data_type(), "v", w));
-    finish_kernel(kd, jit, "reorder_staged_" + problem_hash(p), "reorder_staged.cl", static_cast<size_t>(grid_count),
-                  config_for(p.device).local, p.device);
+    finish_kernel(kd, jit, "reorder_staged.cl", static_cast<size_t>(grid_count), config_for(p.device).local, p.device);
     return kd;
   }
 };

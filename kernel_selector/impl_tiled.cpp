@@ -260,11 +260,10 @@ class TiledReorder : public ReorderImpl {
     }
     KernelData kd;
     kd.impl = name();
-    Jit jit = reorder_jit(p, "reorder_tiled");
+    Jit jit = reorder_jit(p, "reorder_tiled", kd);
     jit.def("GRID_COUNT", grid_count).def("GRID_DECODE(w)", macro_lines(lines)).def("TILE_LOOPS", macro_lines(body));
     if (vec > 1) jit.def("CONVERT_V(v)", convert_expr(p.src.data_type(), p.dst.data_type(), "v", vec));
-    finish_kernel(kd, jit, "reorder_tiled_" + problem_hash(p), "reorder_tiled.cl", static_cast<size_t>(grid_count),
-                  cfg.local, p.device);
+    finish_kernel(kd, jit, "reorder_tiled.cl", static_cast<size_t>(grid_count), cfg.local, p.device);
     return kd;
   }
 };

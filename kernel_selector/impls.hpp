@@ -13,14 +13,14 @@ std::string problem_hash(const ReorderParams& p);
 
 class Jit;
 
-/// The #defines every reorder kernel shares: KERNEL_NAME (<prefix>_<problem hash>), SRC_T, DST_T, IDX_T,
-/// CONVERT(v).
-Jit reorder_jit(const ReorderParams& p, const std::string& prefix);
+/// The #defines every reorder kernel shares: KERNEL_NAME, SRC_T, DST_T, IDX_T, CONVERT(v). The kernel's
+/// name, <prefix>_<problem hash>, also becomes kd's entry point.
+Jit reorder_jit(const ReorderParams& p, const std::string& prefix, KernelData& kd);
 
 /// Fills kd's source from the template and its launch shape: `count` work-items rounded up to a multiple
 /// of the local size `local` (capped by the device).
-void finish_kernel(KernelData& kd, const Jit& jit, const std::string& entry, const char* template_file,
-                   size_t count, size_t local, const DeviceInfo& device);
+void finish_kernel(KernelData& kd, const Jit& jit, const char* template_file, size_t count, size_t local,
+                   const DeviceInfo& device);
 
 std::unique_ptr<ReorderImpl> make_staged_impl();
 std::unique_ptr<ReorderImpl> make_tiled_impl();

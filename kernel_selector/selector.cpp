@@ -35,12 +35,11 @@ class GenericReorder : public ReorderImpl {
     const IndexPlan& dp = p.dst.plan();
     KernelData kd;
     kd.impl = name();
-    Jit jit = reorder_jit(p, "reorder_generic");
+    Jit jit = reorder_jit(p, "reorder_generic", kd);
     jit.def("DST_COUNT", dp.digit_space)
         .def("DST_DECODE(p)", decode_stmts(dp, "p", "d_"))
         .def("SRC_OFFSET", offset_expr(p.src.plan(), coord_names(p.src.rank(), "d_")));
-    finish_kernel(kd, jit, "reorder_generic_" + problem_hash(p), "reorder_generic.cl",
-                  static_cast<size_t>(dp.digit_space), kGenericLocal, p.device);
+    finish_kernel(kd, jit, "reorder_generic.cl", static_cast<size_t>(dp.digit_space), kGenericLocal, p.device);
     return kd;
   }
 };
@@ -57,9 +56,10 @@ cl::NDRange KernelData::local_range() const { return nd_range(local); }
 
 std::string problem_hash(const ReorderParams& p) { return hex(fnv1a(problem_key(p))); }
 
-Jit reorder_jit(const ReorderParams& p, const std::string& prefix) {
+Jit reorder_jit(const ReorderParams& p, const std::string& prefix, KernelData& kd) {
+  kd.source.entry = prefix + "_" + problem_hash(p);
   Jit jit;
-  jit.def("KERNEL_NAME", prefix + "_" + problem_hash(p))
+  jit.def("KERNEL_NAME", kd.source.entry)
       .def("SRC_T", cl_type(p.src.data_type()))
       .def("DST_T", cl_type(p.dst.data_type()))
       .def("IDX_T", needs_64bit(p.src, p.dst) ? "long" : "int")
@@ -67,9 +67,8 @@ Jit reorder_jit(const ReorderParams& p, const std::string& prefix) {
   return jit;
 }
 
-void finish_kernel(KernelData& kd, const Jit& jit, const std::string& entry, const char* template_file, size_t count,
-                   size_t local, const DeviceInfo& device) {
-  kd.source.entry = entry;
+void finish_kernel(KernelData& kd, const Jit& jit, const char* template_file, size_t count, size_t local,
+                   const DeviceInfo& device) {
   kd.source.code = jit.wrap(embedded_kernel(template_file));
   kd.source.options = "-cl-std=CL1.2";
   if (device.max_work_group) local = std::min(local, device.max_work_group);
