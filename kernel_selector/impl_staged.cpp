@@ -36,18 +36,29 @@ StagedConfig config_for(const DeviceInfo& dev) {
 
 using Stride = int64_t PermDigit::*;
 
-// Elements of the run of `tile` digits that is dense in the layout `stride` measures, from its stride-1 digit.
-int64_t run_length(const std::vector<PermDigit>& tile, Stride stride) {
+// Which digits of `tile` form its run that is dense in the layout `stride` measures: the stride-1 digit,
+// the digit continuing it, and so on.
+std::vector<bool> dense_run(const std::vector<PermDigit>& tile, Stride stride) {
+  std::vector<bool> in_run(tile.size(), false);
   int64_t len = 1;
   for (bool grew = true; grew;) {
     grew = false;
-    for (const PermDigit& d : tile)
-      if (d.*stride == len) {
-        len *= d.extent;
+    for (size_t k = 0; k < tile.size(); ++k)
+      if (!in_run[k] && tile[k].*stride == len) {
+        in_run[k] = true;
+        len *= tile[k].extent;
         grew = true;
-        break;
       }
   }
+  return in_run;
+}
+
+// Elements of that run.
+int64_t run_length(const std::vector<PermDigit>& tile, Stride stride) {
+  const std::vector<bool> in_run = dense_run(tile, stride);
+  int64_t len = 1;
+  for (size_t k = 0; k < tile.size(); ++k)
+    if (in_run[k]) len *= tile[k].extent;
   return len;
 }
 
@@ -163,19 +174,8 @@ std::vector<std::pair<int64_t, int>> chunks(int64_t len) {
 // Offsets (relative to the tile's origin) of every row of `tile` in the layout `stride` measures: the
 // digits outside the dense run of that layout, enumerated in the order they appear in `tile`.
 std::vector<int64_t> row_offsets(const std::vector<PermDigit>& tile, Stride stride) {
-  const int64_t run = run_length(tile, stride);
+  const std::vector<bool> in_run = dense_run(tile, stride);
   std::vector<int64_t> rows = {0};
-  int64_t len = 1;
-  std::vector<bool> in_run(tile.size(), false);
-  for (bool grew = true; grew && len < run;) {
-    grew = false;
-    for (size_t k = 0; k < tile.size(); ++k)
-      if (!in_run[k] && tile[k].*stride == len) {
-        in_run[k] = true;
-        len *= tile[k].extent;
-        grew = true;
-      }
-  }
   for (size_t k = 0; k < tile.size(); ++k) {
     if (in_run[k]) continue;
     std::vector<int64_t> next;
