@@ -148,8 +148,8 @@ int main(int argc, char** argv) {
       if (!dnnl.ok && onednn_available()) std::fprintf(stderr, "oneDNN skipped for %s: %s\n", label.c_str(), dnnl.why.c_str());
       char row[512];
       std::string types = std::string(c.dtype) + (std::string(c.dtype) == c.to_dtype ? "" : std::string("->") + c.to_dtype);
-      std::snprintf(row, sizeof row, "| %s -> %s %s | %s | %s | %.3f | %.2f | %.2f | %.2f | %.3f | %.1f (%.1f) | %s |\n",
-                    c.from, c.to, c.shape, types.c_str(), r.impl.c_str(), r.median_ms, r.gbps_logical, r.gbps_physical,
+      std::snprintf(row, sizeof row, "| %s | %s | %s | %.3f | %.2f | %.2f | %.2f | %.3f | %.1f (%.1f) | %s |\n",
+                    label.c_str(), types.c_str(), r.impl.c_str(), r.median_ms, r.gbps_logical, r.gbps_physical,
                     r.copy_gbps, r.ratio, r.enqueue_us, r.bare_enqueue_us, dnnl_cols);
       md += row;
       std::printf("%s", row);
@@ -160,8 +160,7 @@ int main(int argc, char** argv) {
                     dnnl.ok ? std::to_string(dnnl.ms).c_str() : "", dnnl.ok ? std::to_string(dnnl_gbps).c_str() : "",
                     dnnl.ok ? std::to_string(vs_dnnl).c_str() : "");
       csv += row;
-      bars.emplace_back(std::string(c.from) + " -> " + c.to + " " + c.shape + (types.find("->") != std::string::npos ? " " + types : ""),
-                        r.ratio);
+      bars.emplace_back(label + (types.find("->") != std::string::npos ? " " + types : ""), r.ratio);
       log_sum += std::log(r.ratio);
       if (dnnl.ok) {
         log_dnnl += std::log(vs_dnnl);
