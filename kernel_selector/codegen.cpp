@@ -69,6 +69,17 @@ std::string vstore_stmt(DataType t, int width, const std::string& value, const s
   return out + " }";
 }
 
+std::string vload_expr(DataType t, int width, const std::string& ptr, bool packable) {
+  const std::string w = std::to_string(width), plain = width > 1 ? "vload" + w + "(0, " + ptr + ")" : "*(" + ptr + ")";
+  const int64_t pack = pack_of(t);
+  if (!packable || pack == 1 || width % pack != 0) return plain;
+  const int64_t words = width / pack;
+  const std::string as_type = "as_" + cl_type(t) + w;
+  const std::string uints = words > 1 ? "vload" + std::to_string(words) + "(0, (__global const uint*)(" + ptr + "))"
+                                      : "*(__global const uint*)(" + ptr + ")";
+  return "(src_wide ? " + as_type + "(" + uints + ") : " + plain + ")";
+}
+
 bool stream_pays(const Layout& src, const Layout& dst, const DeviceInfo& device) {
   return device.cache_bytes > 0 && static_cast<uint64_t>(src.bytes() + dst.bytes()) > device.cache_bytes;
 }

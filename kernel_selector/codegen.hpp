@@ -56,6 +56,12 @@ struct StoreAlign {
 /// bytes goes through CR_STREAM_STORE, guarded by dst_a64.
 std::string vstore_stmt(DataType t, int width, const std::string& value, const std::string& ptr, StoreAlign align);
 
+/// Expression loading a vector of `width` elements of `t` at element pointer `ptr`. PoCL narrows vloadN of
+/// 8- and 16-bit elements that feed shuffles into 2-, 4- and 8-byte pieces and reassembles them, so a load
+/// whose offset the caller has proved a multiple of pack_of(t) elements (`packable`, apart from the runtime
+/// base) goes as uints, guarded by src_wide (see CR_REORDER_BEGIN).
+std::string vload_expr(DataType t, int width, const std::string& ptr, bool packable);
+
 /// Whether a reorder should stream its stores: its source and destination together exceed the device's
 /// global memory cache, so the destination cannot stay cached for its consumer anyway.
 bool stream_pays(const Layout& src, const Layout& dst, const DeviceInfo& device);

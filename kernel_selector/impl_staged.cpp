@@ -34,8 +34,6 @@ StagedConfig config_for(const DeviceInfo& dev) {
   return {32, 64, 1024, 64};
 }
 
-using Stride = int64_t PermDigit::*;
-
 // Which digits of `tile` form its run that is dense in the layout `stride` measures: the stride-1 digit,
 // the digit continuing it, and so on.
 std::vector<bool> dense_run(const std::vector<PermDigit>& tile, Stride stride) {
@@ -212,12 +210,18 @@ class StagedReorder : public ReorderImpl {
     std::vector<int> widths;
     const int64_t src_run = run_length(tile, &PermDigit::src_stride), dst_run = run_length(tile, &PermDigit::dst_stride);
     const std::vector<int64_t> src_rows = row_offsets(tile, &PermDigit::src_stride);
+    // Offsets outside the tile come from the grid digits and the loop; the tile's own are the constants below.
+    std::vector<PermDigit> outside = sp.grid;
+    outside.push_back(sp.loop);
+    const DataType st = p.src.data_type();
+    const bool src_packable = strides_multiple_of(sp.perm, outside, pack_of(st), &PermDigit::src_stride);
     for (size_t r = 0; r < src_rows.size(); ++r)
       for (const auto& [at, w] : chunks(src_run)) {
         const std::string var = "l" + num(static_cast<int64_t>(r)) + "_" + num(at);
         const std::string off = "src + so + " + num(src_rows[r] + at);
         const std::string type = w == 1 ? dt : dt + num(w);
-        const std::string load = w == 1 ? "CONVERT(*(" + off + "))" : "CONVERT_V" + num(w) + "(vload" + num(w) + "(0, " + off + "))";
+        const std::string raw = vload_expr(st, w, off, src_packable && (src_rows[r] + at) % pack_of(st) == 0);
+        const std::string load = w == 1 ? "CONVERT(" + raw + ")" : "CONVERT_V" + num(w) + "(" + raw + ")";
         body.push_back("const " + type + " " + var + " = g_ok ? " + load + " : (" + type + ")0;");
         if (w > 1 && std::find(widths.begin(), widths.end(), w) == widths.end()) widths.push_back(w);
         for (int k = 0; k < w; ++k) reg[src_rows[r] + at + k] = Reg{var, w, k};
@@ -238,9 +242,7 @@ class StagedReorder : public ReorderImpl {
     // storing the elements directly is cheaper (measured on PoCL). So a store is halved until its
     // components come from at most two registers.
     const int64_t pack = pack_of(p.dst.data_type());
-    std::vector<PermDigit> outside = sp.grid;
-    outside.push_back(sp.loop);
-    const bool packable = dst_strides_multiple_of(sp.perm, outside, pack);
+    const bool packable = strides_multiple_of(sp.perm, outside, pack, &PermDigit::dst_stride);
     std::function<void(int64_t, int)> store = [&](int64_t at, int w) {
       std::set<std::string> regs;
       std::string value;

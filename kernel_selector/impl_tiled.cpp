@@ -121,9 +121,10 @@ int vector_width(const Run& a, const Run& b, const Permutation& perm) {
 }
 
 // V x V register transpose: V vector loads along B (source-dense), V vector stores along A
-// (destination-dense). Rows of padding load as zero; padding columns store zero.
+// (destination-dense). Rows of padding load as zero; padding columns store zero. `src_packable`: the load
+// offsets outside ib are multiples of pack_of(source type) elements.
 std::vector<std::string> transpose_loops(const ReorderParams& p, const Permutation& perm, const Run& a, const Run& b,
-                                         int vec, StoreAlign align) {
+                                         int vec, bool src_packable, StoreAlign align) {
   const std::string V = num(vec), dt = cl_type(p.dst.data_type()) + V;
   const char* comp = "0123456789abcdef";
   std::vector<int> axes = masked_axes(perm, a, b);
@@ -136,7 +137,7 @@ std::vector<std::string> transpose_loops(const ReorderParams& p, const Permutati
     for (int ax : axes)
       if (a.has_axis(ax)) axis_checks(perm.axes[static_cast<size_t>(ax)], tile_coord(ax, a, Run{}, row, "0"), &ok, nullptr);
     // Rows are converted as loaded, while they are whole vectors; the transpose then moves destination values.
-    std::string load = "CONVERT_V(vload" + V + "(0, src + s_off + ib + " + a.src_offset(row) + "))";
+    std::string load = "CONVERT_V(" + vload_expr(p.src.data_type(), vec, "src + s_off + ib + " + a.src_offset(row), src_packable) + ")";
     body.push_back("    const " + dt + " r" + num(i) + " = (" + join_and(ok) + ") ? " + load + " : (" + dt + ")0;");
   }
   for (int j = 0; j < vec; ++j) {
@@ -166,8 +167,9 @@ int row_width(const Run& a, const Permutation& perm) {
 }
 
 // A is dense in both layouts: each of the |B| rows is |A| elements copied with vector loads and stores.
+// `src_packable`: the load offsets outside ia are multiples of pack_of(source type) elements.
 std::vector<std::string> row_loops(const ReorderParams& p, const Permutation& perm, const Run& a, const Run& b, int vec,
-                                   StoreAlign align) {
+                                   bool src_packable, StoreAlign align) {
   const std::string V = num(vec), dt = cl_type(p.dst.data_type()) + V;
   std::vector<std::string> ok = {"g_ok"}, wr;
   for (int ax : masked_axes(perm, a, b)) axis_checks(perm.axes[static_cast<size_t>(ax)], tile_coord(ax, Run{}, b, "0", "ib"), &ok, &wr);
@@ -177,7 +179,7 @@ std::vector<std::string> row_loops(const ReorderParams& p, const Permutation& pe
   body.push_back("  const bool ok = " + join_and(ok) + ";");
   body.push_back("  for (int ia = 0; ia < " + num(a.length()) + "; ia += " + V + ") {");
   body.push_back("    " + vstore_stmt(p.dst.data_type(), vec,
-                                       "ok ? CONVERT_V(vload" + V + "(0, src + s_off + " + b.src_offset("ib") + " + ia)) : (" + dt + ")0",
+                                       "ok ? CONVERT_V(" + vload_expr(p.src.data_type(), vec, "src + s_off + " + b.src_offset("ib") + " + ia", src_packable) + ") : (" + dt + ")0",
                                        "dst + d_off + " + b.dst_offset("ib") + " + ia", align));
   body.push_back("  }");
   body.push_back("}");
@@ -243,17 +245,23 @@ class TiledReorder : public ReorderImpl {
 
     int vec = 1;
     std::vector<std::string> body;
-    // Vector stores start at ia (a multiple of the width) plus grid and B offsets.
-    std::vector<PermDigit> outside = grid;
-    outside.insert(outside.end(), b.digits.begin(), b.digits.end());
-    auto align = [&](int width) {
-      return StoreAlign{dst_strides_multiple_of(perm, outside, pack_of(p.dst.data_type())),
-                        stream_pays(p.src, p.dst, p.device) && dst_strides_multiple_of(perm, outside, width)};
+    // Vector stores start at ia (a multiple of the width) plus grid and B offsets. Vector loads start at ib
+    // plus grid and A offsets (transposes), or at ia plus grid and B offsets (rows).
+    auto with = [&](const Run& run) {
+      std::vector<PermDigit> digits = grid;
+      digits.insert(digits.end(), run.digits.begin(), run.digits.end());
+      return digits;
     };
+    const std::vector<PermDigit> outside = with(b);
+    auto align = [&](int width) {
+      return StoreAlign{strides_multiple_of(perm, outside, pack_of(p.dst.data_type()), &PermDigit::dst_stride),
+                        stream_pays(p.src, p.dst, p.device) && strides_multiple_of(perm, outside, width, &PermDigit::dst_stride)};
+    };
+    const int64_t src_pack = pack_of(p.src.data_type());
     if (!a_src_dense && !b.digits.empty() && (vec = vector_width(a, b, perm)) > 1) {
-      body = transpose_loops(p, perm, a, b, vec, align(vec));
+      body = transpose_loops(p, perm, a, b, vec, strides_multiple_of(perm, with(a), src_pack, &PermDigit::src_stride), align(vec));
     } else if (a_src_dense && (vec = row_width(a, perm)) > 1) {
-      body = row_loops(p, perm, a, b, vec, align(vec));
+      body = row_loops(p, perm, a, b, vec, strides_multiple_of(perm, outside, src_pack, &PermDigit::src_stride), align(vec));
     } else {
       vec = 1;
       body = scalar_loops(perm, a, b, !a_src_dense);

@@ -158,10 +158,10 @@ Permutation make_permutation(const Layout& src, const Layout& dst) {
   return p;
 }
 
-bool dst_strides_multiple_of(const Permutation& perm, const std::vector<PermDigit>& digits, int64_t m) {
-  if (perm.dst_base % m != 0) return false;
+bool strides_multiple_of(const Permutation& perm, const std::vector<PermDigit>& digits, int64_t m, Stride stride) {
+  if ((stride == &PermDigit::dst_stride ? perm.dst_base : perm.src_base) % m != 0) return false;
   for (const PermDigit& d : digits)
-    if (d.dst_stride % m != 0) return false;
+    if (d.*stride % m != 0) return false;
   return true;
 }
 

@@ -32,6 +32,9 @@ struct PermAxis {
   bool masked() const { return check_low || check_high || check_write; }
 };
 
+/// Which of a digit's strides (&PermDigit::dst_stride or &PermDigit::src_stride) a helper measures.
+using Stride = int64_t PermDigit::*;
+
 /// The permutation, or why a reorder cannot be one.
 struct Permutation {
   std::string reject;            ///< empty when valid
@@ -59,9 +62,9 @@ int64_t divisor_at_most(int64_t n, int64_t cap);
 /// Smallest divisor of n that is at least `need` (n itself if none is smaller).
 int64_t divisor_at_least(int64_t n, int64_t need);
 
-/// Whether the destination's constant base and the destination strides of `digits` are multiples of `m`
-/// elements (then offsets built from them are, apart from the runtime base).
-bool dst_strides_multiple_of(const Permutation& perm, const std::vector<PermDigit>& digits, int64_t m);
+/// Whether one side's constant base and its strides (`stride`) of `digits` are multiples of `m` elements
+/// (then offsets built from them are, apart from the runtime base).
+bool strides_multiple_of(const Permutation& perm, const std::vector<PermDigit>& digits, int64_t m, Stride stride);
 
 /// Conditions on a masked axis for its padded coordinate expression `v`: validity (`ok`: inside the logical
 /// tensor, else the element is padding and gets zero) and, when `wr` is given, whether to write at all.

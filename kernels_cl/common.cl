@@ -60,11 +60,13 @@ CR_CONVERSIONS(16, _16)
 // destination buffers and their element offsets. SRC_T, DST_T and IDX_T come from each kernel's #defines.
 #define CR_REORDER_ARGS __global const SRC_T* restrict src, __global DST_T* restrict dst, ulong src_base, ulong dst_base
 // Work-item `i` of `count` (the global size is rounded up, so the tail returns), buffers moved to their offsets.
-// dst_wide: the destination base is 4-byte aligned, so stores of 8- and 16-bit elements may go as uints.
-// dst_a64: it is 64-byte aligned, so vector stores of up to 64 bytes at aligned offsets may stream.
+// src_wide / dst_wide: the source / destination base is 4-byte aligned, so loads / stores of 8- and 16-bit
+// elements may go as uints.
+// dst_a64: the destination is 64-byte aligned, so vector stores of up to 64 bytes at aligned offsets may stream.
 #define CR_REORDER_BEGIN(i, count)                                \
   const IDX_T i = (IDX_T)get_global_id(0);                         \
   if (i >= (count)) return;                                        \
+  const bool src_wide = (src_base * sizeof(SRC_T)) % 4 == 0;       \
   const bool dst_wide = (dst_base * sizeof(DST_T)) % 4 == 0;       \
   src += src_base;                                                 \
   dst += dst_base;                                                 \

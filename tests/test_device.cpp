@@ -165,6 +165,24 @@ TEST(Device, PackedStoresAtEveryDestinationAlignment) {
   }
 }
 
+// Loads of 8- and 16-bit elements go as uints when the source base is 4-byte aligned (src_wide): staged's
+// tiles, tiled's transposes (with and without a conversion) and its row copies, at every source offset
+// inside a 4-byte word.
+TEST(Device, PackedLoadsAtEverySourceAlignment) {
+  REQUIRE_DEVICE(e);
+  const Case cases[] = {
+      make_case(Format::parse("oiyx"), Format::parse("os_is_yx_osa4_isa8_osv8_isv4"), {64, 64, 3, 3}, DataType::i8, DataType::i8),
+      make_case(Format::parse("bfyx"), Format::parse("byxf"), {2, 16, 4, 8}, DataType::i8, DataType::i8),
+      make_case(Format::parse("bfyx"), Format::parse("b_fs_yx_fsv16"), {2, 32, 4, 4}, DataType::f16, DataType::f32),
+      make_case(Format::parse("b_fs_yx_fsv16"), Format::parse("b_fs_yx_fsv16"), {2, 32, 4, 4}, DataType::u8, DataType::f32)};
+  for (const Case& c : cases) {
+    EXPECT_NE(plan_reorder(e->info(), c.src, c.dst).source.code.find("(src_wide ? "), std::string::npos) << c.label;
+    const size_t esize = static_cast<size_t>(size_of(c.src.data_type()));
+    for (size_t k = 0; k < 4 / esize; ++k)
+      EXPECT_EQ(run_case(*e, c, random_bytes(static_cast<size_t>(c.src.bytes()), k), "", k * esize, 0), "") << "offset " << k * esize;
+  }
+}
+
 // The device evaluates the generated offset code; the host evaluates the plan. They must agree everywhere.
 TEST(Device, DeviceComputesTheSameOffsetsAsTheHostPlan) {
   REQUIRE_DEVICE(e);
