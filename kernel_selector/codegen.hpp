@@ -62,8 +62,9 @@ std::string vstore_stmt(DataType t, int width, const std::string& value, const s
 /// base) goes as uints, guarded by src_wide (see CR_REORDER_BEGIN).
 std::string vload_expr(DataType t, int width, const std::string& ptr, bool packable);
 
-/// Whether a reorder should stream its stores: its source and destination together exceed the device's
-/// global memory cache, so the destination cannot stay cached for its consumer anyway.
+/// Whether a reorder should stream its stores: its source and destination together exceed 3/4 of the
+/// device's global memory cache (glibc's memcpy streams above 3/4 of the shared cache), so the destination
+/// cannot stay cached for its consumer anyway.
 bool stream_pays(const Layout& src, const Layout& dst, const DeviceInfo& device);
 
 /// Whether offsets and indices of these layouts need 64-bit arithmetic (or CLREORDER_INDEX_BITS=64 forces it).
