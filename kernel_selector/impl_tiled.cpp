@@ -105,16 +105,18 @@ std::vector<std::string> scalar_loops(const Permutation& perm, const Run& a, con
 
 // Width of the register transpose: V x V blocks need V | |A| and V | |B|, masks that act on whole rows
 // (axes of A) or whole columns (axes of B), and no A axis that overshoots the destination (that would
-// need partial stores).
-int vector_width(const Run& a, const Run& b, const Permutation& perm) {
+// need partial stores). `prefer16`: the stores stream past the cache, or a conversion is fused.
+int vector_width(const Run& a, const Run& b, const Permutation& perm, bool prefer16) {
   for (int ax : masked_axes(perm, a, b)) {
     if (a.has_axis(ax) && b.has_axis(ax)) return 1;
     if (a.has_axis(ax) && perm.axes[static_cast<size_t>(ax)].check_write) return 1;
   }
   const int64_t ta = a.length(), tb = b.length();
-  // Measured on PoCL (perf/suite.cpp): 16-wide transposes pay when A is short (b_fs_yx_fsv16, and when a
-  // conversion is fused), narrower ones when A is long (bfyx -> byxf, b_fs_yx_fsv16 -> bfyx).
-  const int widest = ta <= 16 ? 16 : ta <= 64 ? 8 : 4;
+  // Measured on PoCL (perf/suite.cpp, perf/clreorder_ab): narrower transposes when A is long (bfyx -> byxf,
+  // b_fs_yx_fsv16 -> bfyx). When A is short (b_fs_yx_fsv16, os_iyx_osv16), 16-wide ones pay where memory
+  // sets the pace: streaming stores of whole 64-byte lines, and fused conversions. With the tensors in the
+  // cache, the 16 x 16 transpose's instructions set it, and 16-wide took 1.5x as long as 8-wide.
+  const int widest = ta <= 16 && prefer16 ? 16 : ta <= 64 ? 8 : 4;
   for (int v : {16, 8, 4})
     if (v <= widest && ta % v == 0 && tb % v == 0) return v;
   return 1;
@@ -253,12 +255,13 @@ class TiledReorder : public ReorderImpl {
       return digits;
     };
     const std::vector<PermDigit> outside = with(b);
+    const bool streams = stream_pays(p.src, p.dst, p.device);
     auto align = [&](int width) {
       return StoreAlign{strides_multiple_of(perm, outside, pack_of(p.dst.data_type()), &PermDigit::dst_stride),
-                        stream_pays(p.src, p.dst, p.device) && strides_multiple_of(perm, outside, width, &PermDigit::dst_stride)};
+                        streams && strides_multiple_of(perm, outside, width, &PermDigit::dst_stride)};
     };
     const int64_t src_pack = pack_of(p.src.data_type());
-    if (!a_src_dense && !b.digits.empty() && (vec = vector_width(a, b, perm)) > 1) {
+    if (!a_src_dense && !b.digits.empty() && (vec = vector_width(a, b, perm, streams || p.src.data_type() != p.dst.data_type())) > 1) {
       body = transpose_loops(p, perm, a, b, vec, strides_multiple_of(perm, with(a), src_pack, &PermDigit::src_stride), align(vec));
     } else if (a_src_dense && (vec = row_width(a, perm)) > 1) {
       body = row_loops(p, perm, a, b, vec, strides_multiple_of(perm, outside, src_pack, &PermDigit::src_stride), align(vec));
