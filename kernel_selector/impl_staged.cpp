@@ -60,15 +60,6 @@ int64_t run_length(const std::vector<PermDigit>& tile, Stride stride) {
   return len;
 }
 
-// Takes the inner `t` units of pool digit `k` (for the tile or the loop); the rest stays in the pool, in
-// place, as a coarser digit.
-PermDigit take_inner(std::vector<PermDigit>& pool, size_t k, int64_t t) {
-  PermDigit inner = pool[k];
-  if (t == inner.extent) pool.erase(pool.begin() + static_cast<std::ptrdiff_t>(k));
-  else pool[k] = split_outer(inner, t);
-  return inner;
-}
-
 struct StagedPlan {
   std::string reject;
   Permutation perm;

@@ -22,6 +22,7 @@ Jit reorder_jit(const ReorderParams& p, const std::string& prefix, KernelData& k
 void finish_kernel(KernelData& kd, const Jit& jit, const char* template_file, size_t count, size_t local,
                    const DeviceInfo& device);
 
+std::unique_ptr<ReorderImpl> make_lanes_impl();
 std::unique_ptr<ReorderImpl> make_staged_impl();
 std::unique_ptr<ReorderImpl> make_tiled_impl();
 std::unique_ptr<ReorderImpl> make_generic_impl();

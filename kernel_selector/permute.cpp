@@ -158,6 +158,13 @@ Permutation make_permutation(const Layout& src, const Layout& dst) {
   return p;
 }
 
+PermDigit take_inner(std::vector<PermDigit>& pool, size_t k, int64_t t) {
+  PermDigit inner = pool[k];
+  if (t == inner.extent) pool.erase(pool.begin() + static_cast<std::ptrdiff_t>(k));
+  else pool[k] = split_outer(inner, t);
+  return inner;
+}
+
 bool strides_multiple_of(const Permutation& perm, const std::vector<PermDigit>& digits, int64_t m, Stride stride) {
   if ((stride == &PermDigit::dst_stride ? perm.dst_base : perm.src_base) % m != 0) return false;
   for (const PermDigit& d : digits)

@@ -56,6 +56,10 @@ int64_t extent_product(const std::vector<PermDigit>& digits);
 /// outer extent / t (weight and strides times t).
 PermDigit split_outer(PermDigit& d, int64_t t);
 
+/// Takes the inner `t` units (a divisor of its extent) of `pool[k]`, for a tile or a loop; the rest stays in
+/// the pool, in place, as a coarser digit (or leaves it when t is the whole extent).
+PermDigit take_inner(std::vector<PermDigit>& pool, size_t k, int64_t t);
+
 /// Largest divisor of n not above `cap` (at least 1).
 int64_t divisor_at_most(int64_t n, int64_t cap);
 

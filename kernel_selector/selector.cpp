@@ -80,6 +80,7 @@ std::unique_ptr<ReorderImpl> make_generic_impl() { return std::make_unique<Gener
 
 KernelSelector::KernelSelector() {
   // Specialised implementations go first; the generic one is last and accepts everything.
+  impls_.push_back(make_lanes_impl());
   impls_.push_back(make_staged_impl());
   impls_.push_back(make_tiled_impl());
   impls_.push_back(make_generic_impl());

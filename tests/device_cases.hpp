@@ -104,5 +104,11 @@ inline Case make_case(const Format& s, const Format& d, const Dims& shape, DataT
   return Case{src, dst, src.describe() + " -> " + dst.describe()};
 }
 
+// Why implementation `impl` declines the case on this device ("" when it accepts).
+inline std::string reason_of(const Engine& e, const Case& c, const std::string& impl) {
+  for (const auto& [name, why] : KernelSelector::instance().explain(ReorderParams{c.src, c.dst, e.info()}))
+    if (name == impl) return why;
+  return "no implementation named " + impl;
+}
 
 }  // namespace clreorder_test

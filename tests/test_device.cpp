@@ -388,15 +388,51 @@ TEST(Device, StagedOnOddRuns) {
     cases.push_back(make_case(Format::parse("bfyx"), Format::parse("byxf"), {2, 24, 3, 3}, t, DataType::f32));
     cases.push_back(make_case(Format::parse("bfyx"), Format::parse("byxf"), {2, 24, 3, 3}, DataType::f16, t));
   }
-  ASSERT_STREQ(KernelSelector::instance().impls().front()->name(), "staged");
-  for (const Case& c : cases)
-    EXPECT_EQ(KernelSelector::instance().explain(ReorderParams{c.src, c.dst, e->info()}).front().second, "") << c.label;
+  for (const Case& c : cases) EXPECT_EQ(reason_of(*e, c, "staged"), "") << c.label;
   run_batch(*e, cases, true, "staged");
   // Where its tile would need masks it declines, with the reason, and tiled takes the reorder.
   Case tail = make_case(Format::parse("bfyx"), Format::parse("b_fs_yx_fsv16"), {2, 19, 3, 3});
-  const std::string why = KernelSelector::instance().explain(ReorderParams{tail.src, tail.dst, e->info()}).front().second;
+  const std::string why = reason_of(*e, tail, "staged");
   EXPECT_NE(why.find("too short"), std::string::npos) << why;
   EXPECT_EQ(plan_reorder(e->info(), tail.src, tail.dst).impl, "tiled");
+}
+
+// The lanes implementation takes 8- and 16-bit elements packed into 4-byte destination words whose elements
+// are strided in the source (the int8 weights formats with isv4, f16 pairs of channels): every case below
+// must be accepted by it, be its first choice, and match the reference, including padding on the axes it
+// leaves to the grid, words per row that are not a multiple of 4, 2 to 8 rows, and work-item loops. Sources
+// at every alignment run in PackedLoadsAtEverySourceAlignment, destinations in PackedStores...
+TEST(Device, LanesOnPackedWords) {
+  REQUIRE_DEVICE(e);
+  std::vector<Case> cases;
+  for (DataType t : {DataType::i8, DataType::u8}) {
+    cases.push_back(make_case(Format::parse("oiyx"), Format::parse("os_is_yx_osa4_isa8_osv8_isv4"), {64, 64, 3, 3}, t, t));
+    cases.push_back(make_case(Format::parse("oiyx"), Format::parse("os_is_yx_osv16_isv4"), {32, 20, 3, 3}, t, t));
+    cases.push_back(make_case(Format::parse("oiyx"), Format::parse("os_is_yx_isa8_osv8_isv4"), {16, 64, 1, 3}, t, t));
+    cases.push_back(make_case(Format::parse("goiyx"), Format::parse("g_os_is_yx_osv16_isv4"), {3, 16, 8, 3, 3}, t, t));
+  }
+  for (DataType t : {DataType::f16, DataType::bf16}) {
+    cases.push_back(make_case(Format::parse("bfyx"), Format::parse("b_fs_yx_fsv16"), {2, 32, 3, 3}, t, t));
+    cases.push_back(make_case(Format::parse("bfyx"), Format::parse("byxf"), {3, 4, 1, 3}, t, t));
+    cases.push_back(make_case(Format::parse("bfyx"), Format::parse("byxf"), {3, 24, 3, 3}, t, t, {1, 0, 0, 0}, {0, 0, 0, 0},
+                              {0, 0, 0, 0}, {2, 0, 0, 0}));
+  }
+  for (const Case& c : cases) {
+    EXPECT_EQ(reason_of(*e, c, "lanes"), "") << c.label;
+    EXPECT_EQ(plan_reorder(e->info(), c.src, c.dst).impl, "lanes") << c.label;
+  }
+  run_batch(*e, cases, true, "lanes");
+  // It declines, with the reason, where words are contiguous in the source, spread too far, or converted.
+  const std::pair<Case, const char*> declined[] = {
+      {make_case(Format::parse("oiyx"), Format::parse("os_is_yx_osv16_isv4"), {64, 64, 1, 1}, DataType::i8, DataType::i8), "contiguous"},
+      {make_case(Format::parse("oiyx"), Format::parse("os_is_yx_osv16_isv4"), {64, 64, 5, 5}, DataType::i8, DataType::i8), "25 source elements apart"},
+      {make_case(Format::parse("oiyx"), Format::parse("os_is_yx_osv16_isv4"), {64, 64, 3, 3}, DataType::f32, DataType::i8), "differ in size"},
+      {make_case(Format::parse("oiyx"), Format::parse("os_is_yx_osv16_isv4"), {20, 64, 3, 3}, DataType::i8, DataType::i8), "tails or padding"},
+      {make_case(Format::parse("bfyx"), Format::parse("b_fs_yx_fsv16"), {2, 32, 3, 3}), "4 bytes or more"}};
+  for (const auto& [c, what] : declined) {
+    const std::string why = reason_of(*e, c, "lanes");
+    EXPECT_NE(why.find(what), std::string::npos) << c.label << ": " << why;
+  }
 }
 
 // The selector tunes tiles and work-groups by device type (GPUs get small tiles and work-groups of 64), but a
@@ -410,6 +446,7 @@ TEST(Device, GpuConfigurationsAreCorrectHereToo) {
       {make_case(Format::parse("bfyx"), Format::parse("byxf"), {3, 19, 5, 7}, DataType::f32, DataType::f16), "tiled"},
       {make_case(Format::parse("b_fs_yx_fsv16"), Format::parse("bfyx"), {2, 32, 7, 7}), "staged"},
       {make_case(Format::parse("oiyx"), Format::parse("os_is_yx_osa4_isa8_osv8_isv4"), {64, 64, 3, 3}, DataType::i8, DataType::i8), "staged"},
+      {make_case(Format::parse("oiyx"), Format::parse("os_is_yx_osa4_isa8_osv8_isv4"), {64, 64, 3, 3}, DataType::i8, DataType::i8), "lanes"},
       {make_case(Format::parse("yxfb"), Format::parse("bs_fs_yx_bsv16_fsv16"), {17, 19, 2, 3}), "generic"}};
   for (const auto& [c, impl] : cases) {
     KernelData kd = plan_reorder(gpu, c.src, c.dst, impl);

@@ -1,0 +1,242 @@
+// The `lanes` implementation: reorders into formats that pack 8- or 16-bit elements into 4-byte words whose
+// elements are strided in the source, the int8 weights formats above all (os_is_yx_osv16_isv4,
+// os_is_yx_osa4_isa8_osv8_isv4, ...): each destination word holds 4 input channels, which sit 9 bytes apart
+// in oiyx for a 3 x 3 kernel, and consecutive words come from consecutive output channels. Two stages, both
+// in registers:
+//  1. for each row (a value of the digit just outside the word), one shuffle of at most two vector loads
+//     gathers up to 4 of the row's words in destination order (a T vector);
+//  2. the rows' T vectors, as uint lanes, are transposed in 4 x 4 (or 2 x 2) blocks by two levels of
+//     two-source shuffles; each result is one 16-byte store of 4 rows' words.
+// staged moves the same words element by element, each store drawing from up to 8 registers.
+#include <algorithm>
+#include <utility>
+
+#include "clreorder/kernel_selector.hpp"
+#include "codegen.hpp"
+#include "embedded.hpp"
+#include "impls.hpp"
+#include "permute.hpp"
+
+namespace clreorder {
+
+namespace {
+
+constexpr int64_t kWindow = 16;  // elements of the widest vector load
+constexpr int64_t kMaxRows = 8;
+constexpr int64_t kMaxWordsPerRow = 16;
+
+struct LanesConfig {
+  int64_t work_item_bytes;
+  size_t local;
+};
+
+// As staged: a work-item walks a few KiB on CPUs, fewer on GPUs (not yet measured there).
+LanesConfig config_for(const DeviceInfo& dev) {
+  if (dev.type == "cpu") return {4096, 8};
+  return {1024, 64};
+}
+
+struct LanesPlan {
+  std::string reject;
+  Permutation perm;
+  int64_t g = 1;         // elements per word
+  PermDigit unit{};      // destination stride 1, extent g
+  PermDigit rows{};      // destination stride g, extent 2, 4 or 8
+  PermDigit word{};      // which word of a row: the digit with the smallest source stride left
+  int64_t per_t = 1;     // words per T vector (4, 2 or 1)
+  PermDigit loop{};      // walked by each work-item (extent 1: none)
+  std::vector<PermDigit> grid;
+};
+
+// Source elements spanned by `n` consecutive words of one row.
+int64_t span_of(const LanesPlan& lp, int64_t n) {
+  return (n - 1) * lp.word.src_stride + (lp.g - 1) * lp.unit.src_stride + 1;
+}
+
+LanesPlan make_plan(const ReorderParams& p) {
+  LanesPlan lp;
+  auto fail = [&lp](const std::string& why) {
+    lp.reject = why;
+    return lp;
+  };
+  const int64_t esize = size_of(p.dst.data_type());
+  if (esize >= 4) return fail("destination elements of 4 bytes or more are words already");
+  // The loads of neighbouring T vectors overlap, so a conversion would run twice on some elements; staged
+  // converts each once (f32 -> i8 took 0.46-0.54 of lanes' time there).
+  if (static_cast<int64_t>(size_of(p.src.data_type())) != esize) return fail("source and destination elements differ in size: staged converts each element once");
+  lp.perm = make_permutation(p.src, p.dst);
+  if (!lp.perm.reject.empty()) return fail(lp.perm.reject);
+  const Permutation& perm = lp.perm;
+  auto masked = [&](const PermDigit& d) { return d.axis >= 0 && perm.axes[static_cast<size_t>(d.axis)].masked(); };
+  lp.g = 4 / esize;
+  std::vector<PermDigit> pool = perm.digits;
+  const PermDigit inner = pool.back();
+  if (inner.dst_stride != 1 || inner.extent % lp.g != 0 || masked(inner))
+    return fail("the destination's inner run of " + num(inner.extent) + " elements is not whole words without tails or padding");
+  if (inner.src_stride == 1) return fail("the destination's words are contiguous in the source: staged and tiled move them whole");
+  lp.unit = take_inner(pool, pool.size() - 1, lp.g);
+  auto next = std::find_if(pool.begin(), pool.end(), [&](const PermDigit& d) { return d.dst_stride == lp.g; });
+  if (next == pool.end() || masked(*next)) return fail("no digit without tails or padding continues the destination's words");
+  int64_t rows = kMaxRows;
+  while (next->extent % rows != 0) rows /= 2;
+  if (rows < 2) return fail("the destination's words come in runs of " + num(next->extent) + ", an odd number");
+  lp.rows = take_inner(pool, static_cast<size_t>(next - pool.begin()), rows);
+  size_t pick = pool.size();
+  for (size_t k = 0; k < pool.size(); ++k)
+    if (!masked(pool[k]) && (pick == pool.size() || pool[k].src_stride < pool[pick].src_stride)) pick = k;
+  if (pick == pool.size()) return fail("every digit left has tails or padding");
+  lp.word = take_inner(pool, pick, divisor_at_most(pool[pick].extent, kMaxWordsPerRow));
+  // Two loads of kWindow elements must cover a T vector; a 4 x 4 block transpose needs 4 rows.
+  for (lp.per_t = std::min<int64_t>(4, rows); lp.per_t > 1 && span_of(lp, lp.per_t) > 2 * kWindow;) lp.per_t /= 2;
+  lp.per_t = std::min(lp.per_t, lp.word.extent >= 4 ? int64_t{4} : lp.word.extent >= 2 ? int64_t{2} : int64_t{1});
+  if (span_of(lp, 1) > 2 * kWindow)
+    return fail("a word's elements are " + num(lp.unit.src_stride) + " source elements apart: more than two vector loads");
+  // The work-item loop continues the destination past the rows where it can.
+  const LanesConfig cfg = config_for(p.device);
+  const int64_t room = cfg.work_item_bytes / (lp.rows.extent * lp.word.extent * 4);
+  size_t at = pool.size();
+  for (size_t k = 0; k < pool.size(); ++k) {
+    if (masked(pool[k])) continue;
+    if (at == pool.size() || pool[k].dst_stride == lp.g * lp.rows.extent) at = k;
+    if (pool[k].dst_stride == lp.g * lp.rows.extent) break;
+  }
+  if (at < pool.size() && room >= 2) {
+    const int64_t t = divisor_at_most(pool[at].extent, room);
+    if (t >= 2) lp.loop = take_inner(pool, at, t);
+  }
+  lp.grid = pool;
+  return lp;
+}
+
+// Loads (start, width) covering source positions [0, span) of a T vector, reading at most `slack`
+// elements past it (the rest of the row's words are there). One load when a power of two fits; else two
+// of width w (w < span <= 2w), the second starting on a multiple of `pack` where the slack allows, so it
+// can go as uints.
+std::vector<std::pair<int64_t, int64_t>> windows(int64_t span, int64_t slack, int64_t pack) {
+  for (int64_t w = 2; w <= kWindow; w *= 2)
+    if (w >= span && w <= span + slack) return {{0, w}};
+  int64_t w = 2;
+  while (2 * w < span) w *= 2;
+  int64_t second = (span - w + pack - 1) / pack * pack;
+  if (second > w || second + w > span + slack) second = span - w;
+  return {{0, w}, {second, w}};
+}
+
+// Component `i` of a vector register, or the register itself when it is a scalar.
+std::string comp(const std::string& var, int64_t width, int64_t i) {
+  return width == 1 ? var : var + ".s" + "0123456789abcdef"[i];
+}
+
+std::string uint_type(int64_t n) { return n == 1 ? "uint" : "uint" + num(n); }
+
+class LanesReorder : public ReorderImpl {
+ public:
+  const char* name() const override { return "lanes"; }
+
+  std::string reject(const ReorderParams& p) const override { return make_plan(p).reject; }
+
+  KernelData generate(const ReorderParams& p) const override {
+    const LanesPlan lp = make_plan(p);
+    const DataType st = p.src.data_type(), dtype = p.dst.data_type();
+    const std::string dt = cl_type(dtype);
+    const int64_t g = lp.g, rows = lp.rows.extent, group = std::min<int64_t>(4, rows), words = lp.word.extent;
+    std::vector<PermDigit> outside = lp.grid;
+    outside.push_back(lp.loop);
+    std::vector<PermDigit> row_bases = outside;
+    row_bases.push_back(lp.rows);
+    std::vector<PermDigit> store_bases = outside;
+    store_bases.push_back(lp.word);
+    const int64_t spack = pack_of(st);
+    const bool src_packable = strides_multiple_of(lp.perm, row_bases, spack, &PermDigit::src_stride);
+    const bool dst_packable = strides_multiple_of(lp.perm, store_bases, pack_of(dtype), &PermDigit::dst_stride);
+
+    std::vector<std::string> body;
+    std::vector<int64_t> widths;
+    for (int64_t k0 = 0; k0 < words;) {
+      int64_t n = lp.per_t;
+      while (n > words - k0) n /= 2;
+      const std::string c = num(k0);
+      // Stage 1: each row's n words, in destination order, from at most two loads.
+      const int64_t span = span_of(lp, n);
+      const int64_t slack = (words - 1 - k0) * lp.word.src_stride + (g - 1) * lp.unit.src_stride + 1 - span;
+      const auto loads = windows(span, slack, spack);
+      for (int64_t r = 0; r < rows; ++r) {
+        const int64_t base = k0 * lp.word.src_stride + r * lp.rows.src_stride;
+        std::vector<std::string> vars;
+        for (size_t a = 0; a < loads.size(); ++a) {
+          const auto [start, w] = loads[a];
+          const std::string var = "x" + c + "_" + num(r) + "_" + num(static_cast<int64_t>(a)), type = dt + num(w);
+          const std::string raw = vload_expr(st, static_cast<int>(w), "src + so + " + num(base + start),
+                                             src_packable && (base + start) % spack == 0);
+          body.push_back("const " + type + " " + var + " = g_ok ? CONVERT_V" + num(w) + "(" + raw + ") : (" + type + ")0;");
+          vars.push_back(var);
+          if (std::find(widths.begin(), widths.end(), w) == widths.end()) widths.push_back(w);
+        }
+        std::string picks;
+        for (int64_t k = 0; k < n; ++k)
+          for (int64_t j = 0; j < g; ++j) {
+            const int64_t pos = k * lp.word.src_stride + j * lp.unit.src_stride;
+            const size_t a = pos < loads[0].first + loads[0].second ? 0 : 1;
+            picks += std::string(picks.empty() ? "" : ", ") + comp(vars[a], loads[a].second, pos - loads[a].first);
+          }
+        body.push_back("const " + uint_type(n) + " t" + c + "_" + num(r) + " = as_" + uint_type(n) + "((" + dt + num(n * g) +
+                       ")(" + picks + "));");
+      }
+      // Stage 2: per group of 4 rows, word k of each row side by side, then one store per k.
+      for (int64_t s = 0; s < rows / group; ++s) {
+        auto t = [&](int64_t r) { return "t" + c + "_" + num(s * group + r); };
+        const std::string q = "q" + c + "_" + num(s) + "_";
+        std::vector<std::string> out(static_cast<size_t>(n));
+        if (n == 4) {
+          // 4 x 4: interleave rows (0, 1) and (2, 3) word by word, then the pairs two words at a time.
+          for (int64_t h = 0; h < 2; ++h)
+            for (int64_t pr = 0; pr < 2; ++pr) {
+              const std::string a = t(2 * pr), b = t(2 * pr + 1), lo = num(2 * h), hi = num(2 * h + 1);
+              body.push_back("const uint4 " + q + num(h) + num(pr) + " = (uint4)(" + a + ".s" + lo + ", " + b + ".s" + lo + ", " +
+                             a + ".s" + hi + ", " + b + ".s" + hi + ");");
+            }
+          for (int64_t k = 0; k < 4; ++k) {
+            const std::string x = q + num(k / 2) + "0", y = q + num(k / 2) + "1", lo = num(2 * (k % 2)), hi = num(2 * (k % 2) + 1);
+            out[static_cast<size_t>(k)] = "(uint4)(" + x + ".s" + lo + ", " + x + ".s" + hi + ", " + y + ".s" + lo + ", " + y + ".s" + hi + ")";
+          }
+        } else {
+          // Words of two rows side by side (2 x 2 blocks, or single words), then pairs of rows joined.
+          for (int64_t k = 0; k < n; ++k) {
+            std::string v;
+            for (int64_t r = 0; r < group; r += 2)
+              v += std::string(r ? ", " : "") + "(uint2)(" + comp(t(r), n, k) + ", " + comp(t(r + 1), n, k) + ")";
+            out[static_cast<size_t>(k)] = group == 2 ? v : "(uint4)(" + v + ")";
+          }
+        }
+        for (int64_t k = 0; k < n; ++k) {
+          const std::string value = "as_" + dt + num(group * g) + "(" + out[static_cast<size_t>(k)] + ")";
+          const std::string ptr = "dst + do_ + " + num((k0 + k) * lp.word.dst_stride + s * group * g);
+          body.push_back(vstore_stmt(dtype, static_cast<int>(group * g), value, ptr, StoreAlign{dst_packable, false}));
+        }
+      }
+      k0 += n;
+    }
+    std::vector<std::string> loop = {"for (int it = 0; it < " + num(lp.loop.extent) + "; ++it) {",
+                                     "  const IDX_T so = s_off + it * " + num(lp.loop.src_stride) + ";",
+                                     "  const IDX_T do_ = d_off + it * " + num(lp.loop.dst_stride) + ";"};
+    for (const std::string& b : body) loop.push_back("  " + b);
+    loop.push_back("}");
+
+    const int64_t grid_count = extent_product(lp.grid);
+    KernelData kd;
+    kd.impl = name();
+    Jit jit = reorder_jit(p, "reorder_lanes", kd);
+    jit.def("GRID_COUNT", grid_count)
+        .def("GRID_DECODE(w)", macro_lines(grid_decode(lp.perm, lp.grid, [](int) { return false; })))
+        .def("TILE_BODY", macro_lines(loop));
+    for (int64_t w : widths) jit.def("CONVERT_V" + num(w) + "(v)", convert_expr(st, dtype, "v", static_cast<int>(w)));
+    finish_kernel(kd, jit, "reorder_lanes.cl", static_cast<size_t>(grid_count), config_for(p.device).local, p.device);
+    return kd;
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<ReorderImpl> make_lanes_impl() { return std::make_unique<LanesReorder>(); }
+
+}  // namespace clreorder
