@@ -400,7 +400,8 @@ TEST(Device, StagedOnOddRuns) {
 // The lanes implementation takes 8- and 16-bit elements packed into 4-byte destination words whose elements
 // are strided in the source (the int8 weights formats with isv4, f16 pairs of channels): every case below
 // must be accepted by it, be its first choice, and match the reference, including padding on the axes it
-// leaves to the grid, words per row that are not a multiple of 4, 2 to 8 rows, and work-item loops. Sources
+// leaves to the grid, words per row that are not a multiple of 4 (or a prime: one word per T vector), 2 to 8
+// rows, and work-item loops. Sources
 // at every alignment run in PackedLoadsAtEverySourceAlignment, destinations in PackedStores...
 TEST(Device, LanesOnPackedWords) {
   REQUIRE_DEVICE(e);
@@ -414,6 +415,7 @@ TEST(Device, LanesOnPackedWords) {
   for (DataType t : {DataType::f16, DataType::bf16}) {
     cases.push_back(make_case(Format::parse("bfyx"), Format::parse("b_fs_yx_fsv16"), {2, 32, 3, 3}, t, t));
     cases.push_back(make_case(Format::parse("bfyx"), Format::parse("byxf"), {3, 4, 1, 3}, t, t));
+    cases.push_back(make_case(Format::parse("bfyx"), Format::parse("byxf"), {2, 4, 1, 17}, t, t));  // one word per T
     cases.push_back(make_case(Format::parse("bfyx"), Format::parse("byxf"), {3, 24, 3, 3}, t, t, {1, 0, 0, 0}, {0, 0, 0, 0},
                               {0, 0, 0, 0}, {2, 0, 0, 0}));
   }
