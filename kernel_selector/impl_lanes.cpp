@@ -63,7 +63,8 @@ LanesPlan make_plan(const ReorderParams& p) {
   if (esize >= 4) return fail("destination elements of 4 bytes or more are words already");
   // The loads of neighbouring T vectors overlap, so a conversion would run twice on some elements; staged
   // converts each once (f32 -> i8 took 0.46-0.54 of lanes' time there).
-  if (static_cast<int64_t>(size_of(p.src.data_type())) != esize) return fail("source and destination elements differ in size: staged converts each element once");
+  if (static_cast<int64_t>(size_of(p.src.data_type())) != esize)
+    return fail("source and destination elements differ in size: staged converts each element once");
   lp.perm = make_permutation(p.src, p.dst);
   if (!lp.perm.reject.empty()) return fail(lp.perm.reject);
   const Permutation& perm = lp.perm;
