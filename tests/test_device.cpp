@@ -156,7 +156,8 @@ TEST(Device, PackedStoresAtEveryDestinationAlignment) {
       make_case(Format::parse("bfyx"), Format::parse("b_fs_yx_fsv16"), {2, 32, 4, 4}, DataType::f32, DataType::f16),
       make_case(Format::parse("bfyx"), Format::parse("bfyx"), {2, 3, 4, 16}, DataType::f32, DataType::bf16),
       make_case(Format::parse("bfyx"), Format::parse("byxf"), {2, 64, 2, 8}, DataType::f32, DataType::u8),
-      make_case(Format::parse("oiyx"), Format::parse("os_is_yx_osa4_isa8_osv8_isv4"), {64, 64, 3, 3}, DataType::i8, DataType::i8)};
+      make_case(Format::parse("bfyx"), Format::parse("b_fs_yx_fsv16"), {2, 32, 7, 7}, DataType::f32, DataType::f16),  // staged
+      make_case(Format::parse("oiyx"), Format::parse("os_is_yx_osa4_isa8_osv8_isv4"), {64, 64, 3, 3}, DataType::i8, DataType::i8)};  // lanes
   for (const Case& c : cases) {
     EXPECT_NE(plan_reorder(e->info(), c.src, c.dst).source.code.find("if (dst_wide)"), std::string::npos) << c.label;
     const size_t esize = static_cast<size_t>(size_of(c.dst.data_type()));
@@ -165,18 +166,21 @@ TEST(Device, PackedStoresAtEveryDestinationAlignment) {
   }
 }
 
-// Loads of 8- and 16-bit elements go as uints when the source base is 4-byte aligned (src_wide): staged's
-// tiles, tiled's transposes (with and without a conversion) and its row copies, at every source offset
-// inside a 4-byte word.
+// Loads of 8- and 16-bit elements go as uints when the source base is 4-byte aligned (src_wide): lanes' and
+// staged's tiles, tiled's transposes (with and without a conversion) and its row copies, at every source
+// offset inside a 4-byte word.
 TEST(Device, PackedLoadsAtEverySourceAlignment) {
   REQUIRE_DEVICE(e);
-  const Case cases[] = {
-      make_case(Format::parse("oiyx"), Format::parse("os_is_yx_osa4_isa8_osv8_isv4"), {64, 64, 3, 3}, DataType::i8, DataType::i8),
-      make_case(Format::parse("bfyx"), Format::parse("byxf"), {2, 16, 4, 8}, DataType::i8, DataType::i8),
-      make_case(Format::parse("bfyx"), Format::parse("b_fs_yx_fsv16"), {2, 32, 4, 4}, DataType::f16, DataType::f32),
-      make_case(Format::parse("b_fs_yx_fsv16"), Format::parse("b_fs_yx_fsv16"), {2, 32, 4, 4}, DataType::u8, DataType::f32)};
-  for (const Case& c : cases) {
-    EXPECT_NE(plan_reorder(e->info(), c.src, c.dst).source.code.find("(src_wide ? "), std::string::npos) << c.label;
+  const std::pair<Case, const char*> cases[] = {
+      {make_case(Format::parse("oiyx"), Format::parse("os_is_yx_osa4_isa8_osv8_isv4"), {64, 64, 3, 3}, DataType::i8, DataType::i8), "lanes"},
+      {make_case(Format::parse("b_fs_yx_fsv16"), Format::parse("bfyx"), {2, 32, 7, 7}, DataType::i8, DataType::i8), "staged"},
+      {make_case(Format::parse("bfyx"), Format::parse("byxf"), {2, 16, 4, 8}, DataType::i8, DataType::i8), "tiled"},
+      {make_case(Format::parse("bfyx"), Format::parse("b_fs_yx_fsv16"), {2, 32, 4, 4}, DataType::f16, DataType::f32), "tiled"},
+      {make_case(Format::parse("b_fs_yx_fsv16"), Format::parse("b_fs_yx_fsv16"), {2, 32, 4, 4}, DataType::u8, DataType::f32), "tiled"}};
+  for (const auto& [c, impl] : cases) {
+    const KernelData kd = plan_reorder(e->info(), c.src, c.dst);
+    EXPECT_EQ(kd.impl, impl) << c.label;
+    EXPECT_NE(kd.source.code.find("(src_wide ? "), std::string::npos) << c.label;
     const size_t esize = static_cast<size_t>(size_of(c.src.data_type()));
     for (size_t k = 0; k < 4 / esize; ++k)
       EXPECT_EQ(run_case(*e, c, random_bytes(static_cast<size_t>(c.src.bytes()), k), "", k * esize, 0), "") << "offset " << k * esize;
