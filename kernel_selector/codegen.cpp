@@ -29,6 +29,10 @@ std::string macro_lines(const std::vector<std::string>& lines) {
   return out;
 }
 
+std::string component(const std::string& var, int64_t width, int64_t i) {
+  return width == 1 ? var : var + ".s" + "0123456789abcdef"[i];
+}
+
 std::string join_and(const std::vector<std::string>& conditions) {
   std::string out;
   for (const std::string& c : conditions) out += (out.empty() ? "" : " && ") + c;

@@ -31,6 +31,10 @@ std::string num(int64_t v);
 /// Statements joined with " \\\n  ", so they can be the body of a generated macro.
 std::string macro_lines(const std::vector<std::string>& lines);
 
+/// Component `i` of vector variable `var` of `width` elements (".s0" .. ".sf"), or `var` itself when it is
+/// a scalar.
+std::string component(const std::string& var, int64_t width, int64_t i);
+
 /// Conditions joined with " && " ("" for none).
 std::string join_and(const std::vector<std::string>& conditions);
 

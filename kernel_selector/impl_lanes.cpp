@@ -68,23 +68,22 @@ LanesPlan make_plan(const ReorderParams& p) {
   lp.perm = make_permutation(p.src, p.dst);
   if (!lp.perm.reject.empty()) return fail(lp.perm.reject);
   const Permutation& perm = lp.perm;
-  auto masked = [&](const PermDigit& d) { return d.axis >= 0 && perm.axes[static_cast<size_t>(d.axis)].masked(); };
   lp.g = 4 / esize;
   std::vector<PermDigit> pool = perm.digits;
   const PermDigit inner = pool.back();
-  if (inner.dst_stride != 1 || inner.extent % lp.g != 0 || masked(inner))
+  if (inner.dst_stride != 1 || inner.extent % lp.g != 0 || perm.masked(inner))
     return fail("the destination's inner run of " + num(inner.extent) + " elements is not whole words without tails or padding");
   if (inner.src_stride == 1) return fail("the destination's words are contiguous in the source: staged and tiled move them whole");
   lp.unit = take_inner(pool, pool.size() - 1, lp.g);
   auto next = std::find_if(pool.begin(), pool.end(), [&](const PermDigit& d) { return d.dst_stride == lp.g; });
-  if (next == pool.end() || masked(*next)) return fail("no digit without tails or padding continues the destination's words");
+  if (next == pool.end() || perm.masked(*next)) return fail("no digit without tails or padding continues the destination's words");
   int64_t rows = kMaxRows;
   while (next->extent % rows != 0) rows /= 2;
   if (rows < 2) return fail("the destination's words come in runs of " + num(next->extent) + ", an odd number");
   lp.rows = take_inner(pool, static_cast<size_t>(next - pool.begin()), rows);
   size_t pick = pool.size();
   for (size_t k = 0; k < pool.size(); ++k)
-    if (!masked(pool[k]) && (pick == pool.size() || pool[k].src_stride < pool[pick].src_stride)) pick = k;
+    if (!perm.masked(pool[k]) && (pick == pool.size() || pool[k].src_stride < pool[pick].src_stride)) pick = k;
   if (pick == pool.size()) return fail("every digit left has tails or padding");
   lp.word = take_inner(pool, pick, divisor_at_most(pool[pick].extent, kMaxWordsPerRow));
   // Two loads of kWindow elements must cover a T vector; a 4 x 4 block transpose needs 4 rows.
@@ -93,18 +92,9 @@ LanesPlan make_plan(const ReorderParams& p) {
   if (span_of(lp, 1) > 2 * kWindow)
     return fail("a word's elements are " + num(lp.unit.src_stride) + " source elements apart: more than two vector loads");
   // The work-item loop continues the destination past the rows where it can.
-  const LanesConfig cfg = config_for(p.device);
-  const int64_t room = cfg.work_item_bytes / (lp.rows.extent * lp.word.extent * 4);
-  size_t at = pool.size();
-  for (size_t k = 0; k < pool.size(); ++k) {
-    if (masked(pool[k])) continue;
-    if (at == pool.size() || pool[k].dst_stride == lp.g * lp.rows.extent) at = k;
-    if (pool[k].dst_stride == lp.g * lp.rows.extent) break;
-  }
-  if (at < pool.size() && room >= 2) {
-    const int64_t t = divisor_at_most(pool[at].extent, room);
-    if (t >= 2) lp.loop = take_inner(pool, at, t);
-  }
+  const int64_t dst_run = lp.g * lp.rows.extent;
+  lp.loop = take_loop(perm, pool, config_for(p.device).work_item_bytes / (lp.rows.extent * lp.word.extent * 4),
+                      [&](const PermDigit& d) { return d.dst_stride == dst_run; });
   lp.grid = pool;
   return lp;
 }
@@ -121,11 +111,6 @@ std::vector<std::pair<int64_t, int64_t>> windows(int64_t span, int64_t slack, in
   int64_t second = (span - w + pack - 1) / pack * pack;
   if (second > w || second + w > span + slack) second = span - w;
   return {{0, w}, {second, w}};
-}
-
-// Component `i` of a vector register, or the register itself when it is a scalar.
-std::string comp(const std::string& var, int64_t width, int64_t i) {
-  return width == 1 ? var : var + ".s" + "0123456789abcdef"[i];
 }
 
 std::string uint_type(int64_t n) { return n == 1 ? "uint" : "uint" + num(n); }
@@ -178,7 +163,7 @@ class LanesReorder : public ReorderImpl {
           for (int64_t j = 0; j < g; ++j) {
             const int64_t pos = k * lp.word.src_stride + j * lp.unit.src_stride;
             const size_t a = pos < loads[0].first + loads[0].second ? 0 : 1;
-            picks += std::string(picks.empty() ? "" : ", ") + comp(vars[a], loads[a].second, pos - loads[a].first);
+            picks += std::string(picks.empty() ? "" : ", ") + component(vars[a], loads[a].second, pos - loads[a].first);
           }
         body.push_back("const " + uint_type(n) + " t" + c + "_" + num(r) + " = as_" + uint_type(n) + "((" + dt + num(n * g) +
                        ")(" + picks + "));");
@@ -205,7 +190,7 @@ class LanesReorder : public ReorderImpl {
           for (int64_t k = 0; k < n; ++k) {
             std::string v;
             for (int64_t r = 0; r < group; r += 2)
-              v += std::string(r ? ", " : "") + "(uint2)(" + comp(t(r), n, k) + ", " + comp(t(r + 1), n, k) + ")";
+              v += std::string(r ? ", " : "") + "(uint2)(" + component(t(r), n, k) + ", " + component(t(r + 1), n, k) + ")";
             out[static_cast<size_t>(k)] = group == 2 ? v : "(uint4)(" + v + ")";
           }
         }
@@ -217,11 +202,6 @@ class LanesReorder : public ReorderImpl {
       }
       k0 += n;
     }
-    std::vector<std::string> loop = {"for (int it = 0; it < " + num(lp.loop.extent) + "; ++it) {",
-                                     "  const IDX_T so = s_off + it * " + num(lp.loop.src_stride) + ";",
-                                     "  const IDX_T do_ = d_off + it * " + num(lp.loop.dst_stride) + ";"};
-    for (const std::string& b : body) loop.push_back("  " + b);
-    loop.push_back("}");
 
     const int64_t grid_count = extent_product(lp.grid);
     KernelData kd;
@@ -229,7 +209,7 @@ class LanesReorder : public ReorderImpl {
     Jit jit = reorder_jit(p, "reorder_lanes", kd);
     jit.def("GRID_COUNT", grid_count)
         .def("GRID_DECODE(w)", macro_lines(grid_decode(lp.perm, lp.grid, [](int) { return false; })))
-        .def("TILE_BODY", macro_lines(loop));
+        .def("TILE_BODY", macro_lines(walk_tiles(lp.loop, body)));
     for (int64_t w : widths) jit.def("CONVERT_V" + num(w) + "(v)", convert_expr(st, dtype, "v", static_cast<int>(w)));
     finish_kernel(kd, jit, "reorder_lanes.cl", static_cast<size_t>(grid_count), config_for(p.device).local, p.device);
     return kd;

@@ -102,13 +102,12 @@ StagedPlan make_plan(const ReorderParams& p) {
   // Grow the destination-dense and the source-dense run in turn, each by the digit continuing it, split so
   // that it reaches `want` elements without passing the tile's size limit.
   // Masked axes stay outside the tile (the grid tests them once per work-item), so a run stops before them.
-  auto masked = [&](const PermDigit& d) { return d.axis >= 0 && perm.axes[static_cast<size_t>(d.axis)].masked(); };
   auto extend = [&](Stride stride) {
     const int64_t len = run_length(sp.tile, stride);
     if (len >= want) return false;
     for (size_t k = 0; k < pool.size(); ++k) {
       if (pool[k].*stride != len) continue;
-      if (masked(pool[k])) return false;
+      if (perm.masked(pool[k])) return false;
       // While the other run has not started, half the room stays for it.
       const Stride other = stride == &PermDigit::dst_stride ? &PermDigit::src_stride : &PermDigit::dst_stride;
       const int64_t room = cfg.max_tile_elems / extent_product(sp.tile) / (run_length(sp.tile, other) < 2 ? 2 : 1);
@@ -131,19 +130,8 @@ StagedPlan make_plan(const ReorderParams& p) {
     return sp;
   }
   // The work-item loop continues one of the runs where it can (neighbouring iterations share cache lines).
-  const int64_t budget = cfg.work_item_bytes / elem;
-  const int64_t room = budget / extent_product(sp.tile);
-  size_t pick = pool.size();
-  for (size_t k = 0; k < pool.size(); ++k) {
-    const PermDigit& d = pool[k];
-    if (masked(d)) continue;
-    if (pick == pool.size() || d.dst_stride == dst_run || d.src_stride == src_run) pick = k;
-    if (d.dst_stride == dst_run || d.src_stride == src_run) break;
-  }
-  if (pick < pool.size() && room >= 2) {
-    const int64_t t = divisor_at_most(pool[pick].extent, room);
-    if (t >= 2) sp.loop = take_inner(pool, pick, t);
-  }
+  sp.loop = take_loop(perm, pool, cfg.work_item_bytes / elem / extent_product(sp.tile),
+                      [&](const PermDigit& d) { return d.dst_stride == dst_run || d.src_stride == src_run; });
   sp.grid = pool;
   return sp;
 }
@@ -180,7 +168,7 @@ struct Reg {
   std::string var;
   int width = 1;
   int comp = 0;
-  std::string expr() const { return width == 1 ? var : var + ".s" + "0123456789abcdef"[comp]; }
+  std::string expr() const { return component(var, width, comp); }
 };
 
 class StagedReorder : public ReorderImpl {
@@ -253,17 +241,12 @@ class StagedReorder : public ReorderImpl {
     };
     for (int64_t row : row_offsets(tile, &PermDigit::dst_stride))
       for (const auto& [at, w] : chunks(dst_run)) store(row + at, w);
-    std::vector<std::string> loop = {"for (int it = 0; it < " + num(sp.loop.extent) + "; ++it) {",
-                                     "  const IDX_T so = s_off + it * " + num(sp.loop.src_stride) + ";",
-                                     "  const IDX_T do_ = d_off + it * " + num(sp.loop.dst_stride) + ";"};
-    for (const std::string& b : body) loop.push_back("  " + b);
-    loop.push_back("}");
 
     int64_t grid_count = extent_product(sp.grid);
     KernelData kd;
     kd.impl = name();
     Jit jit = reorder_jit(p, "reorder_staged", kd);
-    jit.def("GRID_COUNT", grid_count).def("GRID_DECODE(w)", macro_lines(lines)).def("TILE_BODY", macro_lines(loop));
+    jit.def("GRID_COUNT", grid_count).def("GRID_DECODE(w)", macro_lines(lines)).def("TILE_BODY", macro_lines(walk_tiles(sp.loop, body)));
     for (int w : widths) jit.def("CONVERT_V" + num(w) + "(v)", convert_expr(p.src.data_type(), p.dst.data_type(), "v", w));
     finish_kernel(kd, jit, "reorder_staged.cl", static_cast<size_t>(grid_count), config_for(p.device).local, p.device);
     return kd;

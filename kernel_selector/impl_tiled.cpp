@@ -128,7 +128,6 @@ int vector_width(const Run& a, const Run& b, const Permutation& perm, bool prefe
 std::vector<std::string> transpose_loops(const ReorderParams& p, const Permutation& perm, const Run& a, const Run& b,
                                          int vec, bool src_packable, StoreAlign align) {
   const std::string V = num(vec), dt = cl_type(p.dst.data_type()) + V;
-  const char* comp = "0123456789abcdef";
   std::vector<int> axes = masked_axes(perm, a, b);
   std::vector<std::string> body;
   body.push_back("for (int ib = 0; ib < " + num(b.length()) + "; ib += " + V + ") {");
@@ -148,7 +147,7 @@ std::vector<std::string> transpose_loops(const ReorderParams& p, const Permutati
     for (int ax : axes)
       if (b.has_axis(ax)) axis_checks(perm.axes[static_cast<size_t>(ax)], tile_coord(ax, Run{}, b, "0", column), &ok, &wr);
     std::string value = "(" + dt + ")(";
-    for (int i = 0; i < vec; ++i) value += std::string(i ? ", " : "") + "r" + num(i) + ".s" + comp[j];
+    for (int i = 0; i < vec; ++i) value += std::string(i ? ", " : "") + component("r" + num(i), vec, j);
     value += ")";
     if (!ok.empty()) value = "(" + join_and(ok) + ") ? " + value + " : (" + dt + ")0";
     std::string store = vstore_stmt(p.dst.data_type(), vec, value, "dst + d_off + " + b.dst_offset(column) + " + ia", align);
@@ -162,7 +161,7 @@ std::vector<std::string> transpose_loops(const ReorderParams& p, const Permutati
 // Width of vector row copies when A is dense in both layouts: V | |A| and no masks along A.
 int row_width(const Run& a, const Permutation& perm) {
   for (const PermDigit& d : a.digits)
-    if (d.axis >= 0 && perm.axes[static_cast<size_t>(d.axis)].masked()) return 1;
+    if (perm.masked(d)) return 1;
   for (int v : {16, 8, 4})
     if (a.length() % v == 0) return v;
   return 1;

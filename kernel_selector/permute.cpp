@@ -158,6 +158,23 @@ Permutation make_permutation(const Layout& src, const Layout& dst) {
   return p;
 }
 
+bool Permutation::masked(const PermDigit& d) const {
+  return d.axis >= 0 && axes[static_cast<size_t>(d.axis)].masked();
+}
+
+PermDigit take_loop(const Permutation& perm, std::vector<PermDigit>& pool, int64_t room,
+                    const std::function<bool(const PermDigit&)>& continues) {
+  size_t pick = pool.size();
+  for (size_t k = 0; k < pool.size(); ++k) {
+    if (perm.masked(pool[k])) continue;
+    if (pick == pool.size() || continues(pool[k])) pick = k;
+    if (continues(pool[k])) break;
+  }
+  if (pick == pool.size() || room < 2) return PermDigit{};
+  const int64_t t = divisor_at_most(pool[pick].extent, room);
+  return t >= 2 ? take_inner(pool, pick, t) : PermDigit{};
+}
+
 PermDigit take_inner(std::vector<PermDigit>& pool, size_t k, int64_t t) {
   PermDigit inner = pool[k];
   if (t == inner.extent) pool.erase(pool.begin() + static_cast<std::ptrdiff_t>(k));
@@ -189,7 +206,7 @@ std::vector<std::string> grid_decode(const Permutation& perm, const std::vector<
     lines.push_back(k == 0 ? "const IDX_T " + g + " = t_;"
                            : "const IDX_T " + g + " = t_ % " + num(d.extent) + "; t_ /= " + num(d.extent) + ";");
     lines.push_back("d_off += " + g + " * " + num(d.dst_stride) + "; s_off += " + g + " * " + num(d.src_stride) + ";");
-    if (d.axis >= 0 && perm.axes[static_cast<size_t>(d.axis)].masked()) {
+    if (perm.masked(d)) {
       std::string& v = axis_v[static_cast<size_t>(d.axis)];
       v += (v.empty() ? "" : " + ") + g + " * " + num(d.weight);
     }
@@ -205,6 +222,15 @@ std::vector<std::string> grid_decode(const Permutation& perm, const std::vector<
   if (!grid_wr.empty()) lines.push_back("if (!(" + join_and(grid_wr) + ")) return;");
   lines.push_back("const bool g_ok = " + (grid_ok.empty() ? std::string("true") : join_and(grid_ok)) + ";");
   return lines;
+}
+
+std::vector<std::string> walk_tiles(const PermDigit& loop, const std::vector<std::string>& body) {
+  std::vector<std::string> out = {"for (int it = 0; it < " + num(loop.extent) + "; ++it) {",
+                                  "  const IDX_T so = s_off + it * " + num(loop.src_stride) + ";",
+                                  "  const IDX_T do_ = d_off + it * " + num(loop.dst_stride) + ";"};
+  for (const std::string& b : body) out.push_back("  " + b);
+  out.push_back("}");
+  return out;
 }
 
 }  // namespace clreorder

@@ -43,6 +43,8 @@ struct Permutation {
   int64_t src_base = 0;          ///< constant source offset (lower paddings that differ)
   int64_t dst_base = 0;
   int64_t count() const;         ///< product of extents
+  /// Whether `d` advances an axis that needs masks (tails, padding), so a tile cannot hold it unchecked.
+  bool masked(const PermDigit& d) const;
 };
 
 /// Refines src and dst into one iteration space. Declines fused dims (yxs) and source/destination
@@ -59,6 +61,12 @@ PermDigit split_outer(PermDigit& d, int64_t t);
 /// Takes the inner `t` units (a divisor of its extent) of `pool[k]`, for a tile or a loop; the rest stays in
 /// the pool, in place, as a coarser digit (or leaves it when t is the whole extent).
 PermDigit take_inner(std::vector<PermDigit>& pool, size_t k, int64_t t);
+
+/// The digit a work-item walks over tile after tile: up to `room` inner units (a divisor of the extent, at
+/// least 2) of the first unmasked pool digit that `continues` a run, else of the first unmasked one. Taken
+/// from the pool; extent 1 when there is none.
+PermDigit take_loop(const Permutation& perm, std::vector<PermDigit>& pool, int64_t room,
+                    const std::function<bool(const PermDigit&)>& continues);
 
 /// Largest divisor of n not above `cap` (at least 1).
 int64_t divisor_at_most(int64_t n, int64_t cap);
@@ -80,5 +88,9 @@ void axis_checks(const PermAxis& m, const std::string& v, std::vector<std::strin
 /// a work-item outside the destination returns.
 std::vector<std::string> grid_decode(const Permutation& perm, const std::vector<PermDigit>& grid,
                                      const std::function<bool(int axis)>& in_tile);
+
+/// Statements of a work-item's walk over `loop`: `body` once per tile, with IDX_T so / do_ (the tile's
+/// source and destination offsets) advanced from s_off / d_off by the loop digit's strides.
+std::vector<std::string> walk_tiles(const PermDigit& loop, const std::vector<std::string>& body);
 
 }  // namespace clreorder
