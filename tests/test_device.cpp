@@ -322,10 +322,7 @@ TEST(Device, ForcedGenericIsTheFallbackForEveryPair) {
   EXPECT_STREQ(ks.impls().back()->name(), "generic");
   Case c = make_case(Format::parse("yxfb"), Format::parse("bs_fs_yx_bsv32_fsv16"), {17, 19, 2, 3}, DataType::i8, DataType::f32);
   EXPECT_EQ(run_case(*e, c, random_bytes(static_cast<size_t>(c.src.bytes()), 7), "generic"), "");
-  for (const auto& [name, reason] : ks.explain(ReorderParams{c.src, c.dst, e->info()}))
-    if (name == std::string("generic")) {
-      EXPECT_EQ(reason, "");
-    }
+  EXPECT_EQ(reason_of(*e, c, "generic"), "");
 }
 
 // The tiled implementation has a register-transpose path (V = 16, 8, 4), a vector row-copy path and scalar
