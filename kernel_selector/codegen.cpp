@@ -4,6 +4,8 @@
 #include <climits>
 #include <cstdlib>
 
+#include "clreorder/error.hpp"
+
 namespace clreorder {
 
 Jit& Jit::def(const std::string& name, const std::string& value) {
@@ -31,6 +33,61 @@ std::string macro_lines(const std::vector<std::string>& lines) {
 
 std::string component(const std::string& var, int64_t width, int64_t i) {
   return width == 1 ? var : var + ".s" + "0123456789abcdef"[i];
+}
+
+std::string swizzle(const std::string& var, int64_t width, int64_t first, int64_t count) {
+  if (count == width) return var;
+  std::string out = var + ".s";
+  for (int64_t i = first; i < first + count; ++i) out += "0123456789abcdef"[i];
+  return out;
+}
+
+TransposeNet transpose_network(const std::string& type, int width, const std::vector<std::string>& rows,
+                               const std::string& prefix) {
+  const auto v = static_cast<size_t>(width);
+  if ((width != 4 && width != 8 && width != 16) || rows.size() != v)
+    throw Error("internal: transpose_network of width " + std::to_string(width));
+  // Each register as the (row, column) it holds at each position, to name the columns at the end.
+  std::vector<std::vector<std::pair<size_t, size_t>>> held(v);
+  for (size_t i = 0; i < v; ++i)
+    for (size_t j = 0; j < v; ++j) held[i].emplace_back(i, j);
+  TransposeNet net;
+  std::vector<std::string> names = rows;
+  // Stage g pairs registers i and i + g. The first stage interleaves single elements within groups of 4
+  // (unpcklps/unpckhps); stage g > 1 exchanges runs of g elements (unpcklpd, vperm2f128, register halves).
+  // Each stage swaps one bit of the row index with one of the column index, so after all of them every
+  // register holds one column, rows in order.
+  for (size_t g = 1, stage = 0; g < v; g *= 2, ++stage) {
+    std::vector<std::string> next(v);
+    std::vector<std::vector<std::pair<size_t, size_t>>> next_held(v);
+    for (size_t i = 0; i < v; ++i) {
+      if (i & g) continue;
+      for (size_t half = 0; half < 2; ++half) {
+        const size_t out = i + half * g, run = g == 1 ? 1 : g, group = g == 1 ? 4 : 2 * g;
+        const size_t from = g == 1 ? 2 * half : half * g;
+        std::string value;
+        for (size_t c = 0; c < v; c += group)
+          for (size_t k = 0; k < (g == 1 ? 2 : 1); ++k)
+            for (size_t reg : {i, i + g}) {
+              const size_t first = c + from + k * run;
+              value += std::string(value.empty() ? "" : ", ") + swizzle(names[reg], width, static_cast<int64_t>(first), static_cast<int64_t>(run));
+              for (size_t e = 0; e < run; ++e) next_held[out].push_back(held[reg][first + e]);
+            }
+        next[out] = prefix + std::to_string(stage) + "_" + std::to_string(out);
+        net.lines.push_back("const " + type + std::to_string(width) + " " + next[out] + " = (" + type + std::to_string(width) + ")(" + value + ");");
+      }
+    }
+    names = next;
+    held = next_held;
+  }
+  net.columns.assign(v, "");
+  for (size_t i = 0; i < v; ++i) {
+    const size_t column = held[i][0].second;
+    for (size_t r = 0; r < v; ++r)
+      if (held[i][r] != std::make_pair(r, column)) throw Error("internal: transpose_network does not transpose");
+    net.columns[column] = names[i];
+  }
+  return net;
 }
 
 std::string join_and(const std::vector<std::string>& conditions) {

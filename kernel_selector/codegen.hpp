@@ -35,6 +35,24 @@ std::string macro_lines(const std::vector<std::string>& lines);
 /// a scalar.
 std::string component(const std::string& var, int64_t width, int64_t i);
 
+/// Components first .. first+count-1 of vector `var` as one swizzle (".s0123"); `var` itself when that is
+/// the whole vector.
+std::string swizzle(const std::string& var, int64_t width, int64_t first, int64_t count);
+
+/// A V x V register transpose of vectors `rows` (V = 4, 8 or 16 of `type`): statements declaring its
+/// stages, and for each column j the name of the register that holds it. See transpose_network().
+struct TransposeNet {
+  std::vector<std::string> lines;
+  std::vector<std::string> columns;
+};
+
+/// The transpose as log2(V) stages of V two-source shuffles, each picking runs of 1, 2, 4 .. elements
+/// written as swizzles (unpcklps, unpcklpd, vperm2f128 on x86). LLVM lowers a V-source pick per column
+/// into 3 instructions per register for V = 4 and worse above; scalar components would let it fold the
+/// stages back into such picks. `prefix` names the stage registers.
+TransposeNet transpose_network(const std::string& type, int width, const std::vector<std::string>& rows,
+                               const std::string& prefix);
+
 /// Conditions joined with " && " ("" for none).
 std::string join_and(const std::vector<std::string>& conditions);
 

@@ -105,18 +105,20 @@ std::vector<std::string> scalar_loops(const Permutation& perm, const Run& a, con
 
 // Width of the register transpose: V x V blocks need V | |A| and V | |B|, masks that act on whole rows
 // (axes of A) or whole columns (axes of B), and no A axis that overshoots the destination (that would
-// need partial stores). `prefer16`: the stores stream past the cache, or a conversion is fused.
-int vector_width(const Run& a, const Run& b, const Permutation& perm, bool prefer16) {
+// need partial stores). `bytes`: the size of a transposed (destination) element.
+int vector_width(const Run& a, const Run& b, const Permutation& perm, int64_t bytes) {
   for (int ax : masked_axes(perm, a, b)) {
     if (a.has_axis(ax) && b.has_axis(ax)) return 1;
     if (a.has_axis(ax) && perm.axes[static_cast<size_t>(ax)].check_write) return 1;
   }
   const int64_t ta = a.length(), tb = b.length();
-  // Measured on PoCL (perf/suite.cpp, perf/clreorder_ab): narrower transposes when A is long (bfyx -> byxf,
-  // b_fs_yx_fsv16 -> bfyx). When A is short (b_fs_yx_fsv16, os_iyx_osv16), 16-wide ones pay where memory
-  // sets the pace: streaming stores of whole 64-byte lines, and fused conversions. With the tensors in the
-  // cache, the 16 x 16 transpose's instructions set it, and 16-wide took 1.5x as long as 8-wide.
-  const int widest = ta <= 16 && prefer16 ? 16 : ta <= 64 ? 8 : 4;
+  // Measured on PoCL with the transpose network (perf/clreorder_ab, cold and warm): 16-wide when A is a
+  // block of 16 or less (os_iyx_osv16 0.72-0.81x of 8-wide's time; b_fs_yx_fsv16, bs_fs_yx_bsv16_fsv16);
+  // for longer A 8-wide (fs_b_yx_fsv32 -> bfyx 0.82-0.94x of 4-wide's, bfyx -> byxf 0.85-0.98x), but never
+  // vectors under 16 bytes (i8 b_fs_yx_fsv16 -> bfyx: 16-wide 0.59x of 4-wide's, 8-wide 0.74x) or over 64
+  // (i64 16-wide took 1.4-2x as long as 8-wide).
+  int64_t widest = ta <= 16 ? 16 : std::max<int64_t>(8, 16 / bytes);
+  widest = std::min<int64_t>(widest, std::max<int64_t>(4, 64 / bytes));
   for (int v : {16, 8, 4})
     if (v <= widest && ta % v == 0 && tb % v == 0) return v;
   return 1;
@@ -141,14 +143,16 @@ std::vector<std::string> transpose_loops(const ReorderParams& p, const Permutati
     std::string load = "CONVERT_V(" + vload_expr(p.src.data_type(), vec, "src + s_off + ib + " + a.src_offset(row), src_packable) + ")";
     body.push_back("    const " + dt + " r" + num(i) + " = (" + join_and(ok) + ") ? " + load + " : (" + dt + ")0;");
   }
+  std::vector<std::string> rows;
+  for (int i = 0; i < vec; ++i) rows.push_back("r" + num(i));
+  const TransposeNet net = transpose_network(cl_type(p.dst.data_type()), vec, rows, "t");
+  for (const std::string& line : net.lines) body.push_back("    " + line);
   for (int j = 0; j < vec; ++j) {
     const std::string column = "ib + " + num(j);
     std::vector<std::string> ok, wr;
     for (int ax : axes)
       if (b.has_axis(ax)) axis_checks(perm.axes[static_cast<size_t>(ax)], tile_coord(ax, Run{}, b, "0", column), &ok, &wr);
-    std::string value = "(" + dt + ")(";
-    for (int i = 0; i < vec; ++i) value += std::string(i ? ", " : "") + component("r" + num(i), vec, j);
-    value += ")";
+    std::string value = net.columns[static_cast<size_t>(j)];
     if (!ok.empty()) value = "(" + join_and(ok) + ") ? " + value + " : (" + dt + ")0";
     std::string store = vstore_stmt(p.dst.data_type(), vec, value, "dst + d_off + " + b.dst_offset(column) + " + ia", align);
     body.push_back(wr.empty() ? "    " + store : "    if (" + join_and(wr) + ") " + store);
@@ -260,7 +264,7 @@ class TiledReorder : public ReorderImpl {
                         streams && strides_multiple_of(perm, outside, width, &PermDigit::dst_stride)};
     };
     const int64_t src_pack = pack_of(p.src.data_type());
-    if (!a_src_dense && !b.digits.empty() && (vec = vector_width(a, b, perm, streams || p.src.data_type() != p.dst.data_type())) > 1) {
+    if (!a_src_dense && !b.digits.empty() && (vec = vector_width(a, b, perm, static_cast<int64_t>(size_of(p.dst.data_type())))) > 1) {
       body = transpose_loops(p, perm, a, b, vec, strides_multiple_of(perm, with(a), src_pack, &PermDigit::src_stride), align(vec));
     } else if (a_src_dense && (vec = row_width(a, perm)) > 1) {
       body = row_loops(p, perm, a, b, vec, strides_multiple_of(perm, outside, src_pack, &PermDigit::src_stride), align(vec));
