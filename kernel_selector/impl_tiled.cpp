@@ -112,12 +112,13 @@ int vector_width(const Run& a, const Run& b, const Permutation& perm, int64_t by
     if (a.has_axis(ax) && perm.axes[static_cast<size_t>(ax)].check_write) return 1;
   }
   const int64_t ta = a.length(), tb = b.length();
-  // Measured on PoCL with the transpose network (perf/clreorder_ab, cold and warm): 16-wide when A is a
-  // block of 16 or less (os_iyx_osv16 0.72-0.81x of 8-wide's time; b_fs_yx_fsv16, bs_fs_yx_bsv16_fsv16);
-  // for longer A 8-wide (fs_b_yx_fsv32 -> bfyx 0.82-0.94x of 4-wide's, bfyx -> byxf 0.85-0.98x), but never
-  // vectors under 16 bytes (i8 b_fs_yx_fsv16 -> bfyx: 16-wide 0.59x of 4-wide's, 8-wide 0.74x) or over 64
-  // (i64 16-wide took 1.4-2x as long as 8-wide).
-  int64_t widest = ta <= 16 ? 16 : std::max<int64_t>(8, 16 / bytes);
+  // Measured on PoCL with the transpose network (perf/clreorder_ab, cold and warm): 16-wide when A starts
+  // with a destination block of 16 or less, so each store is one block row (os_iyx_osv16 0.87-1.00x of
+  // 8-wide's time, bfyx -> b_fs_yx_fsv16 0.78-0.94x); 8-wide when A's inner run is longer (fs_b_yx_fsv32 ->
+  // bfyx 0.82-0.94x of 4-wide's, bfyx -> byxf 0.85-1.01x), but never vectors under 16 bytes (i8
+  // b_fs_yx_fsv16 -> bfyx: 4-wide took 1.7x as long as 16-wide) or over 64 (i64 16-wide: 1.4-2x of 8-wide).
+  const int64_t block = a.digits.empty() ? ta : a.digits.front().extent;
+  int64_t widest = block <= 16 ? 16 : std::max<int64_t>(8, 16 / bytes);
   widest = std::min<int64_t>(widest, std::max<int64_t>(4, 64 / bytes));
   for (int v : {16, 8, 4})
     if (v <= widest && ta % v == 0 && tb % v == 0) return v;

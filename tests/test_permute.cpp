@@ -3,8 +3,13 @@
 // cover the destination exactly once.
 #include <gtest/gtest.h>
 
+#include <map>
+#include <regex>
+
+#include "clreorder/error.hpp"
 #include "clreorder/format.hpp"
 #include "clreorder/reference.hpp"
+#include "codegen.hpp"
 #include "permute.hpp"
 
 using namespace clreorder;
@@ -103,4 +108,50 @@ TEST(Permutation, DeclinesWhatItCannotExpress) {
   Permutation tail = make_permutation(L("b_fs_yx_fsv16", {3, 19, 5, 7}), L("b_fs_yx_fsv16", {3, 19, 5, 7}));
   EXPECT_TRUE(tail.axes[1].check_high);
   EXPECT_FALSE(tail.axes[2].masked());
+}
+
+// tiled's register transpose, read back from its text: every stage line is a shuffle of two registers, and
+// evaluating the lines on (row, column) labels leaves column j, rows in order, in the register it names.
+TEST(TransposeNetwork, TextTransposesWithTwoSourceStages) {
+  using Lanes = std::vector<std::pair<int, int>>;
+  for (int v : {4, 8, 16}) {
+    std::vector<std::string> rows;
+    std::map<std::string, Lanes> regs;
+    for (int i = 0; i < v; ++i) {
+      rows.push_back("r" + std::to_string(i));
+      for (int j = 0; j < v; ++j) regs[rows.back()].emplace_back(i, j);
+    }
+    const TransposeNet net = transpose_network("float", v, rows, "t");
+    int stages = 0;
+    while ((1 << stages) < v) ++stages;
+    EXPECT_EQ(net.lines.size(), static_cast<size_t>(v * stages));
+    const std::regex line("const float" + std::to_string(v) + " (\\w+) = \\(float" + std::to_string(v) + "\\)\\((.*)\\);");
+    const std::regex part("(\\w+)(\\.s([0-9a-f]+))?");
+    for (const std::string& text : net.lines) {
+      std::smatch m;
+      ASSERT_TRUE(std::regex_match(text, m, line)) << text;
+      const std::string name = m[1], args = m[2];
+      Lanes out;
+      std::map<std::string, int> sources;
+      for (auto it = std::sregex_iterator(args.begin(), args.end(), part); it != std::sregex_iterator(); ++it) {
+        const std::string reg = (*it)[1], comps = (*it)[3];
+        ASSERT_TRUE(regs.count(reg)) << text;
+        ++sources[reg];
+        if (comps.empty())
+          out.insert(out.end(), regs[reg].begin(), regs[reg].end());
+        else
+          for (char c : comps) out.push_back(regs[reg][static_cast<size_t>(std::stoi(std::string(1, c), nullptr, 16))]);
+      }
+      EXPECT_EQ(sources.size(), 2u) << text;
+      ASSERT_EQ(out.size(), static_cast<size_t>(v)) << text;
+      regs[name] = out;
+    }
+    ASSERT_EQ(net.columns.size(), static_cast<size_t>(v));
+    for (int j = 0; j < v; ++j) {
+      Lanes want;
+      for (int i = 0; i < v; ++i) want.emplace_back(i, j);
+      EXPECT_EQ(regs[net.columns[static_cast<size_t>(j)]], want) << "width " << v << ", column " << j;
+    }
+  }
+  EXPECT_THROW(transpose_network("float", 6, std::vector<std::string>(6, "r"), "t"), Error);
 }
