@@ -31,9 +31,7 @@ std::string macro_lines(const std::vector<std::string>& lines) {
   return out;
 }
 
-std::string component(const std::string& var, int64_t width, int64_t i) {
-  return width == 1 ? var : var + ".s" + "0123456789abcdef"[i];
-}
+
 
 std::string swizzle(const std::string& var, int64_t width, int64_t first, int64_t count) {
   if (count == width) return var;
@@ -41,6 +39,8 @@ std::string swizzle(const std::string& var, int64_t width, int64_t first, int64_
   for (int64_t i = first; i < first + count; ++i) out += "0123456789abcdef"[i];
   return out;
 }
+
+std::string component(const std::string& var, int64_t width, int64_t i) { return swizzle(var, width, i, 1); }
 
 TransposeNet transpose_network(const std::string& type, int width, const std::vector<std::string>& rows,
                                const std::string& prefix) {
