@@ -5,8 +5,8 @@
 // in registers:
 //  1. for each row (a value of the digit just outside the word), one shuffle of at most two vector loads
 //     gathers up to 4 of the row's words in destination order (a T vector);
-//  2. the rows' T vectors, as uint lanes, are transposed in 4 x 4 (or 2 x 2) blocks by two levels of
-//     two-source shuffles; each result is one 16-byte store of 4 rows' words.
+//  2. the rows' T vectors, as uint lanes, are transposed in 4 x 4 blocks by transpose_network() (2 x 2
+//     blocks by hand); each result is one 16-byte store of 4 rows' words.
 // staged moves the same words element by element, each store drawing from up to 8 registers.
 #include <algorithm>
 #include <utility>
@@ -174,17 +174,10 @@ class LanesReorder : public ReorderImpl {
         const std::string q = "q" + c + "_" + num(s) + "_";
         std::vector<std::string> out(static_cast<size_t>(n));
         if (n == 4) {
-          // 4 x 4: interleave rows (0, 1) and (2, 3) word by word, then the pairs two words at a time.
-          for (int64_t h = 0; h < 2; ++h)
-            for (int64_t pr = 0; pr < 2; ++pr) {
-              const std::string a = t(2 * pr), b = t(2 * pr + 1), lo = num(2 * h), hi = num(2 * h + 1);
-              body.push_back("const uint4 " + q + num(h) + num(pr) + " = (uint4)(" + a + ".s" + lo + ", " + b + ".s" + lo + ", " +
-                             a + ".s" + hi + ", " + b + ".s" + hi + ");");
-            }
-          for (int64_t k = 0; k < 4; ++k) {
-            const std::string x = q + num(k / 2) + "0", y = q + num(k / 2) + "1", lo = num(2 * (k % 2)), hi = num(2 * (k % 2) + 1);
-            out[static_cast<size_t>(k)] = "(uint4)(" + x + ".s" + lo + ", " + x + ".s" + hi + ", " + y + ".s" + lo + ", " + y + ".s" + hi + ")";
-          }
+          // 4 x 4: tiled's transpose network, on uint lanes.
+          const TransposeNet net = transpose_network("uint", 4, {t(0), t(1), t(2), t(3)}, q);
+          body.insert(body.end(), net.lines.begin(), net.lines.end());
+          out = net.columns;
         } else {
           // Words of two rows side by side (2 x 2 blocks, or single words), then pairs of rows joined.
           for (int64_t k = 0; k < n; ++k) {
