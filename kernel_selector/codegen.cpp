@@ -31,8 +31,6 @@ std::string macro_lines(const std::vector<std::string>& lines) {
   return out;
 }
 
-
-
 std::string swizzle(const std::string& var, int64_t width, int64_t first, int64_t count) {
   if (count == width) return var;
   std::string out = var + ".s";

@@ -117,8 +117,7 @@ int vector_width(const Run& a, const Run& b, const Permutation& perm, int64_t by
   // 8-wide's time, bfyx -> b_fs_yx_fsv16 0.78-0.94x); 8-wide when A's inner run is longer (fs_b_yx_fsv32 ->
   // bfyx 0.82-0.94x of 4-wide's, bfyx -> byxf 0.85-1.01x), but never vectors under 16 bytes (i8
   // b_fs_yx_fsv16 -> bfyx: 4-wide took 1.7x as long as 16-wide) or over 64 (i64 16-wide: 1.4-2x of 8-wide).
-  const int64_t block = a.digits.empty() ? ta : a.digits.front().extent;
-  int64_t widest = block <= 16 ? 16 : std::max<int64_t>(8, 16 / bytes);
+  int64_t widest = a.digits.front().extent <= 16 ? 16 : std::max<int64_t>(8, 16 / bytes);
   widest = std::min<int64_t>(widest, std::max<int64_t>(4, 64 / bytes));
   for (int v : {16, 8, 4})
     if (v <= widest && ta % v == 0 && tb % v == 0) return v;
@@ -132,7 +131,7 @@ std::vector<std::string> transpose_loops(const ReorderParams& p, const Permutati
                                          int vec, bool src_packable, StoreAlign align) {
   const std::string V = num(vec), dt = cl_type(p.dst.data_type()) + V;
   std::vector<int> axes = masked_axes(perm, a, b);
-  std::vector<std::string> body;
+  std::vector<std::string> body, rows;
   body.push_back("for (int ib = 0; ib < " + num(b.length()) + "; ib += " + V + ") {");
   body.push_back("  for (int ia = 0; ia < " + num(a.length()) + "; ia += " + V + ") {");
   for (int i = 0; i < vec; ++i) {
@@ -142,10 +141,9 @@ std::vector<std::string> transpose_loops(const ReorderParams& p, const Permutati
       if (a.has_axis(ax)) axis_checks(perm.axes[static_cast<size_t>(ax)], tile_coord(ax, a, Run{}, row, "0"), &ok, nullptr);
     // Rows are converted as loaded, while they are whole vectors; the transpose then moves destination values.
     std::string load = "CONVERT_V(" + vload_expr(p.src.data_type(), vec, "src + s_off + ib + " + a.src_offset(row), src_packable) + ")";
-    body.push_back("    const " + dt + " r" + num(i) + " = (" + join_and(ok) + ") ? " + load + " : (" + dt + ")0;");
+    rows.push_back("r" + num(i));
+    body.push_back("    const " + dt + " " + rows.back() + " = (" + join_and(ok) + ") ? " + load + " : (" + dt + ")0;");
   }
-  std::vector<std::string> rows;
-  for (int i = 0; i < vec; ++i) rows.push_back("r" + num(i));
   const TransposeNet net = transpose_network(cl_type(p.dst.data_type()), vec, rows, "t");
   for (const std::string& line : net.lines) body.push_back("    " + line);
   for (int j = 0; j < vec; ++j) {
