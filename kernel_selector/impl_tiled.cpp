@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <functional>
 
+#include "clreorder/error.hpp"
 #include "clreorder/kernel_selector.hpp"
 #include "codegen.hpp"
 #include "embedded.hpp"
@@ -31,7 +32,7 @@ struct TileConfig {
 // CPU devices (PoCL) run a work-group as a loop, so big tiles amortise the decode; GPUs want many small
 // work-items. Both are correct on every device: the choice only moves speed.
 TileConfig config_for(const DeviceInfo& dev) {
-  if (dev.type == "cpu") return {256, 1024, 8};
+  if (tuning_of(dev) == Tuning::cpu) return {256, 1024, 8};
   return {16, 256, 64};
 }
 
@@ -91,8 +92,8 @@ std::vector<std::string> scalar_loops(const Permutation& perm, const Run& a, con
   std::vector<std::string> ok = {"g_ok"}, wr;
   for (int ax : masked_axes(perm, a, b)) axis_checks(perm.axes[static_cast<size_t>(ax)], tile_coord(ax, a, b, "ia", "ib"), &ok, &wr);
   std::vector<std::string> body;
-  body.push_back("for (int ib = 0; ib < " + num(b.length()) + "; ++ib) {");
-  body.push_back("  for (int ia = 0; ia < " + num(a.length()) + "; ++ia) {");
+  body.push_back("for (IDX_T ib = 0; ib < " + num(b.length()) + "; ++ib) {");
+  body.push_back("  for (IDX_T ia = 0; ia < " + num(a.length()) + "; ++ia) {");
   // A is dense in the destination, so its destination offset is ia itself; likewise B's source offset is ib.
   std::string dst_i = "d_off + " + b.dst_offset("ib") + " + ia";
   std::string src_i = "s_off + " + (b_src_dense ? std::string("ib") : b.src_offset("ib")) + " + " + a.src_offset("ia");
@@ -127,22 +128,43 @@ int vector_width(const Run& a, const Run& b, const Permutation& perm, int64_t by
 // V x V register transpose: V vector loads along B (source-dense), V vector stores along A
 // (destination-dense). Rows of padding load as zero; padding columns store zero. `src_packable`: the load
 // offsets outside ib are multiples of pack_of(source type) elements.
+// A padding column of B may have no slot in the source (a destination tail or lower padding the source
+// lacks), so its address can lie outside the source: where B holds such an axis, each step tests its V
+// columns (rd_j) and loads whole vectors only when all are readable, else element by element.
 std::vector<std::string> transpose_loops(const ReorderParams& p, const Permutation& perm, const Run& a, const Run& b,
                                          int vec, bool src_packable, StoreAlign align) {
-  const std::string V = num(vec), dt = cl_type(p.dst.data_type()) + V;
+  const std::string V = num(vec), dt = cl_type(p.dst.data_type()) + V, st = cl_type(p.src.data_type());
   std::vector<int> axes = masked_axes(perm, a, b);
-  std::vector<std::string> body, rows;
-  body.push_back("for (int ib = 0; ib < " + num(b.length()) + "; ib += " + V + ") {");
-  body.push_back("  for (int ia = 0; ia < " + num(a.length()) + "; ia += " + V + ") {");
+  std::vector<std::string> body, rows, readable;
+  body.push_back("for (IDX_T ib = 0; ib < " + num(b.length()) + "; ib += " + V + ") {");
+  for (int j = 0; j < vec; ++j) {
+    std::vector<std::string> rd;
+    for (int ax : axes)
+      if (b.has_axis(ax)) read_checks(perm.axes[static_cast<size_t>(ax)], tile_coord(ax, Run{}, b, "0", "ib + " + num(j)), &rd);
+    if (rd.empty()) continue;
+    readable.push_back("rd" + num(j));
+    body.push_back("  const bool " + readable.back() + " = " + join_and(rd) + ";");
+  }
+  if (!readable.empty() && readable.size() != static_cast<size_t>(vec))
+    throw Error("internal: tiled's read checks cover some columns of a step only");
+  if (!readable.empty()) body.push_back("  const bool rd = " + join_and(readable) + ";");
+  body.push_back("  for (IDX_T ia = 0; ia < " + num(a.length()) + "; ia += " + V + ") {");
   for (int i = 0; i < vec; ++i) {
     const std::string row = "ia + " + num(i);
     std::vector<std::string> ok = {"g_ok"};
     for (int ax : axes)
       if (a.has_axis(ax)) axis_checks(perm.axes[static_cast<size_t>(ax)], tile_coord(ax, a, Run{}, row, "0"), &ok, nullptr);
     // Rows are converted as loaded, while they are whole vectors; the transpose then moves destination values.
-    std::string load = "CONVERT_V(" + vload_expr(p.src.data_type(), vec, "src + s_off + ib + " + a.src_offset(row), src_packable) + ")";
+    const std::string at = "src + s_off + ib + " + a.src_offset(row);
+    std::string load = vload_expr(p.src.data_type(), vec, at, src_packable);
+    if (!readable.empty()) {
+      std::string each;
+      for (int j = 0; j < vec; ++j)
+        each += std::string(j ? ", " : "") + "rd" + num(j) + " ? (" + at + ")[" + num(j) + "] : (" + st + ")0";
+      load = "(rd ? " + load + " : (" + st + V + ")(" + each + "))";
+    }
     rows.push_back("r" + num(i));
-    body.push_back("    const " + dt + " " + rows.back() + " = (" + join_and(ok) + ") ? " + load + " : (" + dt + ")0;");
+    body.push_back("    const " + dt + " " + rows.back() + " = (" + join_and(ok) + ") ? CONVERT_V(" + load + ") : (" + dt + ")0;");
   }
   const TransposeNet net = transpose_network(cl_type(p.dst.data_type()), vec, rows, "t");
   for (const std::string& line : net.lines) body.push_back("    " + line);
@@ -178,7 +200,7 @@ std::vector<std::string> row_loops(const ReorderParams& p, const Permutation& pe
   std::vector<std::string> ok = {"g_ok"}, wr;
   for (int ax : masked_axes(perm, a, b)) axis_checks(perm.axes[static_cast<size_t>(ax)], tile_coord(ax, Run{}, b, "0", "ib"), &ok, &wr);
   std::vector<std::string> body;
-  body.push_back("for (int ib = 0; ib < " + num(b.length()) + "; ++ib) {");
+  body.push_back("for (IDX_T ib = 0; ib < " + num(b.length()) + "; ++ib) {");
   if (!wr.empty()) body.push_back("  if (!(" + join_and(wr) + ")) continue;");
   body.push_back("  const bool ok = " + join_and(ok) + ";");
   body.push_back("  for (int ia = 0; ia < " + num(a.length()) + "; ia += " + V + ") {");

@@ -129,6 +129,10 @@ Permutation make_permutation(const Layout& src, const Layout& dst) {
     ax.check_low = ax.lower > 0;
     ax.check_high = top_extent * top > ax.lower + ax.dim;
     ax.check_write = limit % top != 0;
+    // The source holds padded coordinates [0, its extent) of this axis; v maps to v + delta there.
+    ax.span = top_extent * top;
+    ax.read_lo = -delta;
+    ax.read_hi = sp.pdims[sd].extent - delta;
   }
   // Destination order: by the destination digit that holds each refined digit, coarser weights first.
   std::stable_sort(placed.begin(), placed.end(), [](const Placed& x, const Placed& y) {
@@ -195,6 +199,11 @@ void axis_checks(const PermAxis& m, const std::string& v, std::vector<std::strin
   if (m.check_write && wr) wr->push_back(v + " < " + std::to_string(m.limit));
 }
 
+void read_checks(const PermAxis& m, const std::string& v, std::vector<std::string>* rd) {
+  if (m.read_lo > 0) rd->push_back(v + " >= " + std::to_string(m.read_lo));
+  if (m.read_hi < m.span) rd->push_back(v + " < " + std::to_string(m.read_hi));
+}
+
 std::vector<std::string> grid_decode(const Permutation& perm, const std::vector<PermDigit>& grid,
                                      const std::function<bool(int axis)>& in_tile) {
   std::vector<std::string> lines = {"IDX_T t_ = w;", "IDX_T d_off = " + num(perm.dst_base) + ";",
@@ -225,7 +234,7 @@ std::vector<std::string> grid_decode(const Permutation& perm, const std::vector<
 }
 
 std::vector<std::string> walk_tiles(const PermDigit& loop, const std::vector<std::string>& body) {
-  std::vector<std::string> out = {"for (int it = 0; it < " + num(loop.extent) + "; ++it) {",
+  std::vector<std::string> out = {"for (IDX_T it = 0; it < " + num(loop.extent) + "; ++it) {",
                                   "  const IDX_T so = s_off + it * " + num(loop.src_stride) + ";",
                                   "  const IDX_T do_ = d_off + it * " + num(loop.dst_stride) + ";"};
   for (const std::string& b : body) out.push_back("  " + b);

@@ -29,7 +29,13 @@ struct PermAxis {
   bool check_low = false;   ///< c >= 0 must be tested (lower padding)
   bool check_high = false;  ///< c < dim must be tested (tails, upper padding)
   bool check_write = false; ///< v < limit must be tested (the iteration overshoots the destination)
+  /// v in [read_lo, read_hi) has a slot in the source (a real element or the source's own padding), so its
+  /// source offset may be read; outside it the offset may lie before or past the source buffer.
+  int64_t read_lo = 0, read_hi = 0;
+  int64_t span = 0;         ///< the iteration's range of v: [0, span)
   bool masked() const { return check_low || check_high || check_write; }
+  /// Whether some v of the iteration has no source slot, so a load that covers it must be guarded.
+  bool check_read() const { return read_lo > 0 || read_hi < span; }
 };
 
 /// Which of a digit's strides (&PermDigit::dst_stride or &PermDigit::src_stride) a helper measures.
@@ -81,6 +87,10 @@ bool strides_multiple_of(const Permutation& perm, const std::vector<PermDigit>& 
 /// Conditions on a masked axis for its padded coordinate expression `v`: validity (`ok`: inside the logical
 /// tensor, else the element is padding and gets zero) and, when `wr` is given, whether to write at all.
 void axis_checks(const PermAxis& m, const std::string& v, std::vector<std::string>* ok, std::vector<std::string>* wr);
+
+/// Conditions on a masked axis for its padded coordinate expression `v` to have a source slot (PermAxis::read_lo,
+/// read_hi): a load of that element stays inside the source's span.
+void read_checks(const PermAxis& m, const std::string& v, std::vector<std::string>* rd);
 
 /// Statements that decode work-item `w` over the `grid` digits (outer first) of a tiled kernel: they declare
 /// IDX_T d_off / s_off (the work-item's offsets), IDX_T v<axis> (the grid's part of each masked axis' padded
