@@ -1,10 +1,12 @@
 // Printing the index plan as OpenCL C.
 #include "codegen.hpp"
 
+#include <algorithm>
 #include <climits>
 #include <cstdlib>
 
 #include "clreorder/error.hpp"
+#include "permute.hpp"
 
 namespace clreorder {
 
@@ -165,14 +167,42 @@ std::string convert_expr(DataType from, DataType to, const std::string& v, int w
   return "convert_" + t + w + "_sat(" + v + ")";
 }
 
+Tuning tuning_of(const DeviceInfo& dev) {
+  const char* forced = std::getenv("CLREORDER_TUNING");
+  if (forced && *forced) {
+    if (std::string(forced) == "cpu") return Tuning::cpu;
+    if (std::string(forced) == "gpu") return Tuning::gpu;
+    throw Error(std::string("CLREORDER_TUNING='") + forced + "': expected cpu or gpu, or unset");
+  }
+  return dev.type == "cpu" ? Tuning::cpu : Tuning::gpu;
+}
+
+int64_t index_bound(const Layout& src, const Layout& dst) {
+  int64_t bound = 0;
+  for (const Layout* l : {&src, &dst}) bound = std::max({bound, l->plan().base + l->plan().size, l->plan().digit_space});
+  // The specialised kernels walk the permutation, whose tuples past a destination tail or into padding the
+  // source lacks reach offsets beyond either layout (never accessed, but computed).
+  const Permutation perm = make_permutation(src, dst);
+  if (!perm.reject.empty()) return bound;
+  int64_t s = std::abs(perm.src_base), d = std::abs(perm.dst_base), count = 1;
+  for (const PermDigit& g : perm.digits) {
+    s += (g.extent - 1) * std::abs(g.src_stride);
+    d += (g.extent - 1) * std::abs(g.dst_stride);
+    count *= g.extent;
+  }
+  for (const PermAxis& ax : perm.axes) bound = std::max({bound, ax.span, ax.read_hi});
+  return std::max({bound, s, d, count});
+}
+
 bool needs_64bit(const Layout& a, const Layout& b) {
   // CLREORDER_INDEX_BITS=64 forces the 64-bit path, so tests can run it on tensors that fit in memory.
   const char* bits = std::getenv("CLREORDER_INDEX_BITS");
-  if (bits && std::string(bits) == "64") return true;
-  const int64_t limit = INT_MAX / 2;  // headroom for intermediate products inside one expression
-  for (const Layout* l : {&a, &b})
-    if (l->plan().size >= limit || l->plan().digit_space >= limit) return true;
-  return false;
+  if (bits && *bits) {
+    if (std::string(bits) == "64") return true;
+    throw Error(std::string("CLREORDER_INDEX_BITS='") + bits + "': expected 64 (force 64-bit index arithmetic) or unset");
+  }
+  // Half of INT_MAX: sums of two in-range terms (an offset plus a run position) still fit.
+  return index_bound(a, b) >= INT_MAX / 2;
 }
 
 std::string num(int64_t v) { return std::to_string(v); }

@@ -89,7 +89,21 @@ std::string vload_expr(DataType t, int width, const std::string& ptr, bool packa
 /// cannot stay cached for its consumer anyway.
 bool stream_pays(const Layout& src, const Layout& dst, const DeviceInfo& device);
 
-/// Whether offsets and indices of these layouts need 64-bit arithmetic (or CLREORDER_INDEX_BITS=64 forces it).
+/// Which tile and work-group sizes a device gets. Both are correct on every device; they only move speed.
+enum class Tuning { cpu, gpu };
+
+/// The tuning for a device: CLREORDER_TUNING=cpu|gpu forces one (so tests run both on every device, and the
+/// GPU configurations meet Oclgrind's bounds checks); else CPUs get cpu and every other type gpu. Any
+/// other value of the variable is an error naming it.
+Tuning tuning_of(const DeviceInfo& dev);
+
+/// The largest magnitude any index expression of a reorder between these layouts can take: both layouts'
+/// spans and digit spaces, and every offset and coordinate the strided permutation walks (tuples past a tail
+/// included, which are computed though never accessed).
+int64_t index_bound(const Layout& src, const Layout& dst);
+
+/// Whether offsets and indices of these layouts need 64-bit arithmetic: index_bound() reaches half of
+/// INT_MAX, or CLREORDER_INDEX_BITS=64 forces it (any other value is an error naming it).
 bool needs_64bit(const Layout& a, const Layout& b);
 
 /// Expression for plan.offset(c) (without base), given coordinate expressions coord[axis].

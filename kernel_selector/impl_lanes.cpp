@@ -32,7 +32,7 @@ struct LanesConfig {
 
 // As staged: a work-item walks a few KiB on CPUs, fewer on GPUs (not yet measured there).
 LanesConfig config_for(const DeviceInfo& dev) {
-  if (dev.type == "cpu") return {4096, 8};
+  if (tuning_of(dev) == Tuning::cpu) return {4096, 8};
   return {1024, 64};
 }
 

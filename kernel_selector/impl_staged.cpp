@@ -30,7 +30,7 @@ struct StagedConfig {
 };
 
 StagedConfig config_for(const DeviceInfo& dev) {
-  if (dev.type == "cpu") return {32, 256, 4096, 8};
+  if (tuning_of(dev) == Tuning::cpu) return {32, 256, 4096, 8};
   return {32, 64, 1024, 64};
 }
 
