@@ -71,6 +71,11 @@ std::string canonical_axes(const std::string& used, FormatKind* kind) {
   return a == b ? canon : "";
 }
 
+// Blocks and alignments of one dim may multiply to at most this (2^31): far above any real block, and far
+// enough below int64 that every product the layouts form from them stays exact.
+constexpr int64_t kMaxTile = int64_t(1) << 31;
+
+// Product of the blocks of `dim`; finish() has checked that it is at most kMaxTile.
 int64_t product_of_blocks(const std::vector<Level>& levels, int dim) {
   int64_t p = 1;
   for (const Level& l : levels)
@@ -162,6 +167,8 @@ Format Format::parse(const std::string& name) {
     if (d < 0) fail(name, "alignment '__" + p + "' names axis '" + p.substr(1, 1) + "' that the format lacks");
     int64_t a = std::stoll(p.substr(2));
     if (a < 1) fail(name, "alignment '__" + p + "' must be at least 1");
+    if (a > kMaxTile / f.dims_[d].align)
+      fail(name, "alignment '__" + p + "' makes axis '" + f.dims_[d].axes + "' aligned to more than 2^31");
     f.dims_[d].align *= a;
   }
   f.finish(name);
@@ -181,6 +188,16 @@ void Format::finish(const std::string& name) {
     fail(name, "axes '" + used + "' are not a data (b,f,[v,u,w,z],y,x), weights (o,i,[z],y,x) or grouped "
                "weights (g,o,i,[z],y,x) set");
   if (kind_ == FormatKind::data && rank() < 2) fail(name, "a data format needs at least b and f");
+  for (int d = 0; d < static_cast<int>(dims_.size()); ++d) {
+    int64_t tile = 1;
+    for (const Level& l : levels_) {
+      if (l.dim != d || !l.block) continue;
+      if (l.block > kMaxTile / tile)
+        fail(name, "the blocks of axis '" + dims_[d].axes + "' multiply to more than 2^31 (at block " +
+                       std::to_string(l.block) + ")");
+      tile *= l.block;
+    }
+  }
 
   for (int d = 0; d < static_cast<int>(dims_.size()); ++d) {
     const std::string& axes = dims_[d].axes;

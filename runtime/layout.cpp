@@ -17,7 +17,14 @@ int64_t checked_mul(int64_t a, int64_t b, const std::string& what) {
   return a * b;
 }
 
-int64_t round_up(int64_t v, int64_t m) { return (v + m - 1) / m * m; }
+// v rounded up to a multiple of m, both at most kMaxElements (so v + m cannot overflow).
+int64_t round_up(int64_t v, int64_t m, const std::string& what) {
+  if (m > kMaxElements) throw Error(what + ": its blocks and alignment need a multiple of " + std::to_string(m) +
+                                    ", over 2^50 elements");
+  const int64_t r = (v + m - 1) / m * m;
+  if (r > kMaxElements) throw Error(what + " is too large (over 2^50 elements)");
+  return r;
+}
 
 }  // namespace
 
@@ -93,11 +100,18 @@ Layout::Layout(Format format, DataType type, Dims dims, Dims pad_lower, Dims pad
     throw Error(where + ": padding " + dims_to_string(pad_lower_, ",") + " / " + dims_to_string(pad_upper_, ",") +
                 " must have " + std::to_string(r) + " values (" + format_.axes() + ")");
   for (int a = 0; a < r; ++a) {
+    const std::string axis(1, format_.axes()[a]);
     if (dims_[a] < 1)
-      throw Error(where + ": dim " + std::to_string(a) + " (" + format_.axes()[a] + ") is " +
-                  std::to_string(dims_[a]) + ", must be at least 1");
-    if (pad_lower_[a] < 0 || pad_upper_[a] < 0)
-      throw Error(where + ": padding of axis " + format_.axes()[a] + " is negative");
+      throw Error(where + ": dim " + std::to_string(a) + " (" + axis + ") is " + std::to_string(dims_[a]) +
+                  ", must be at least 1");
+    if (dims_[a] > kMaxElements)
+      throw Error(where + ": dim " + std::to_string(a) + " (" + axis + ") is " + std::to_string(dims_[a]) +
+                  ", over 2^50");
+    const std::string pads = "padding of axis " + axis + " (lower " + std::to_string(pad_lower_[a]) + ", upper " +
+                             std::to_string(pad_upper_[a]) + ")";
+    if (pad_lower_[a] < 0 || pad_upper_[a] < 0) throw Error(where + ": " + pads + " is negative");
+    if (pad_lower_[a] > kMaxElements - dims_[a] || pad_upper_[a] > kMaxElements - dims_[a] - pad_lower_[a])
+      throw Error(where + ": " + pads + " is too large: dim " + std::to_string(dims_[a]) + " plus padding is over 2^50");
   }
 
   IndexPlan& p = plan_;
@@ -111,7 +125,8 @@ Layout::Layout(Format format, DataType type, Dims dims, Dims pad_lower, Dims pad
       pd.axes.push_back(a);
       pd.sizes.push_back(sz);
       pd.lower.push_back(pad_lower_[a]);
-      combined = checked_mul(combined, sz, where);
+      combined = checked_mul(combined, sz, where + " with padding lower " + dims_to_string(pad_lower_, ",") +
+                                               " upper " + dims_to_string(pad_upper_, ","));
     }
     pd.extent = combined;
     p.pdims.push_back(pd);
@@ -121,7 +136,7 @@ Layout::Layout(Format format, DataType type, Dims dims, Dims pad_lower, Dims pad
   for (const Level& l : format_.levels())
     if (l.block) tile[l.dim] *= l.block;
   for (size_t d = 0; d < p.pdims.size(); ++d)
-    p.pdims[d].extent = round_up(p.pdims[d].extent, std::lcm(tile[d], format_.dims()[d].align));
+    p.pdims[d].extent = round_up(p.pdims[d].extent, std::lcm(tile[d], format_.dims()[d].align), where);
 
   for (const Digit& g : format_.digits()) {
     PlanDigit pg;
@@ -131,10 +146,14 @@ Layout::Layout(Format format, DataType type, Dims dims, Dims pad_lower, Dims pad
     pg.needs_mod = g.extent != 0;  // blocks wrap; the outer part (slice) of a dim never does
     p.digits.push_back(pg);
   }
+  bool padded = false;
+  for (int a = 0; a < r; ++a) padded |= pad_lower_[a] || pad_upper_[a];
+  const std::string padded_where = where + " with padding lower " + dims_to_string(pad_lower_, ",") + " upper " +
+                                   dims_to_string(pad_upper_, ",");
   int64_t stride = 1;
   for (size_t k = p.digits.size(); k-- > 0;) {
     p.digits[k].stride = stride;
-    stride = checked_mul(stride, p.digits[k].extent, where);
+    stride = checked_mul(stride, p.digits[k].extent, padded ? padded_where : where);
   }
   p.size = stride;
   p.digit_space = stride;
@@ -145,7 +164,7 @@ Layout::Layout(Format format, DataType type, Dims dims, Dims pad_lower, Dims pad
 
 int64_t Layout::logical_elements() const {
   int64_t n = 1;
-  for (int64_t d : dims_) n *= d;
+  for (int64_t d : dims_) n *= d;  // at most the digit space, which the constructor bounded by 2^50
   return n;
 }
 
