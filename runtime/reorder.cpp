@@ -12,16 +12,49 @@ namespace clreorder {
 
 namespace {
 
-void check_buffer(const cl::Buffer& buf, size_t offset, const Layout& l, const char* which) {
-  size_t esize = size_of(l.data_type());
+// The bytes a buffer argument covers, in the buffer that owns its memory (the parent of a sub-buffer).
+struct ByteRange {
+  cl_mem root = nullptr;
+  size_t begin = 0, end = 0;
+};
+
+// Everything about one buffer argument that can be checked before any work is enqueued, so that a bad
+// argument leaves the destination untouched: it is a live buffer of the queue's context, its flags let the
+// kernel read (source) or write (destination) it, the offset is a multiple of the element size, and
+// offset + layout bytes fit (compared without forming the sum, which could wrap).
+ByteRange check_buffer(const cl::Context& ctx, const cl::Buffer& buf, size_t offset, const Layout& l, const char* which,
+                       bool written) {
+  const std::string what = std::string(which) + " buffer";
+  if (!buf()) throw Error(what + " is null");
+  if (buf.getInfo<CL_MEM_CONTEXT>()() != ctx())
+    throw Error(what + " belongs to another OpenCL context than the command queue");
+  const cl_mem_flags flags = buf.getInfo<CL_MEM_FLAGS>();
+  if (written && (flags & CL_MEM_READ_ONLY))
+    throw Error(what + " was created CL_MEM_READ_ONLY: a kernel cannot write it");
+  if (!written && (flags & CL_MEM_WRITE_ONLY))
+    throw Error(what + " was created CL_MEM_WRITE_ONLY: a kernel cannot read it");
+  const size_t esize = size_of(l.data_type());
   if (offset % esize)
     throw Error(std::string(which) + " byte offset " + std::to_string(offset) + " is not a multiple of the " +
                 to_string(l.data_type()) + " element size " + std::to_string(esize));
-  size_t have = buf.getInfo<CL_MEM_SIZE>();
-  size_t need = offset + static_cast<size_t>(l.bytes());
-  if (have < need)
-    throw Error(std::string(which) + " buffer holds " + std::to_string(have) + " bytes but " + l.describe() +
-                " at offset " + std::to_string(offset) + " needs " + std::to_string(need));
+  const size_t have = buf.getInfo<CL_MEM_SIZE>(), bytes = static_cast<size_t>(l.bytes());
+  if (offset > have || bytes > have - offset)
+    throw Error(what + " holds " + std::to_string(have) + " bytes but " + l.describe() + " at byte offset " +
+                std::to_string(offset) + " needs " + std::to_string(bytes) + " bytes from there");
+  ByteRange r{buf(), offset, offset + bytes};
+  const cl::Memory parent = buf.getInfo<CL_MEM_ASSOCIATED_MEMOBJECT>();
+  if (parent()) {
+    const size_t origin = buf.getInfo<CL_MEM_OFFSET>();
+    r = ByteRange{parent(), origin + r.begin, origin + r.end};
+  }
+  return r;
+}
+
+// A kernel reads the source while it writes the destination (both restrict pointers), so no byte may be both.
+void check_disjoint(const ByteRange& s, const ByteRange& d) {
+  if (s.root != d.root || s.end <= d.begin || d.end <= s.begin) return;
+  throw Error("source and destination overlap: bytes [" + std::to_string(s.begin) + ", " + std::to_string(s.end) +
+              ") and [" + std::to_string(d.begin) + ", " + std::to_string(d.end) + ") of one buffer");
 }
 
 // What a repeated reorder needs, found by problem key without generating any source: the selector's
@@ -39,16 +72,29 @@ std::string env(const char* name) {
   return v ? v : "";
 }
 
+struct DispatchTable {
+  std::mutex mutex;
+  std::unordered_map<std::string, std::shared_ptr<Dispatch>> entries;
+};
+
+DispatchTable& dispatch_table() {
+  // Never destroyed: its entries hold OpenCL objects, and releasing them from a static destructor, after
+  // main returns, runs into OpenCL implementations whose own state is gone by then (Oclgrind aborts).
+  static DispatchTable& table = *new DispatchTable;
+  return table;
+}
+
 std::shared_ptr<Dispatch> dispatch_for(const cl::CommandQueue& queue, const Layout& src, const Layout& dst,
                                        const std::string& force) {
-  static std::mutex mutex;
-  static std::unordered_map<std::string, std::shared_ptr<Dispatch>> table;
+  std::mutex& mutex = dispatch_table().mutex;
+  auto& table = dispatch_table().entries;
   cl::Context ctx = queue.getInfo<CL_QUEUE_CONTEXT>();
   cl::Device dev = queue.getInfo<CL_QUEUE_DEVICE>();
-  // Everything the selector's choice depends on: device, forced implementation, index width, layouts.
+  // Everything the selector's choice depends on: device, forced implementation, index width, tuning, layouts.
   std::string key = std::to_string(reinterpret_cast<uintptr_t>(ctx())) + ":" +
                     std::to_string(reinterpret_cast<uintptr_t>(dev())) + ":" +
                     (force.empty() ? env("CLREORDER_FORCE_IMPL") : force) + ":" + env("CLREORDER_INDEX_BITS") + ":" +
+                    env("CLREORDER_TUNING") + ":" +
                     src.key() + "->" + dst.key();
   {
     std::lock_guard<std::mutex> guard(mutex);
@@ -96,8 +142,10 @@ ReorderResult reorder(const cl::CommandQueue& queue, const cl::Buffer& src, size
   const std::string what = src_layout.describe() + " -> " + dst_layout.describe();
   try {
     check_compatible(src_layout, dst_layout);
-    check_buffer(src, src_offset, src_layout, "source");
-    check_buffer(dst, dst_offset, dst_layout, "destination");
+    if (!queue()) throw Error("the command queue is null");
+    const cl::Context ctx = queue.getInfo<CL_QUEUE_CONTEXT>();
+    check_disjoint(check_buffer(ctx, src, src_offset, src_layout, "source", false),
+                   check_buffer(ctx, dst, dst_offset, dst_layout, "destination", true));
     std::shared_ptr<Dispatch> d = dispatch_for(queue, src_layout, dst_layout, opt.force_impl);
     ReorderResult res;
     res.impl = d->impl;
@@ -148,6 +196,14 @@ std::vector<uint8_t> reorder(const Engine& engine, const std::vector<uint8_t>& s
     rethrow_cl(src_layout.describe() + " -> " + dst_layout.describe());
   }
   return out;
+}
+
+void release_cached_kernels() {
+  {
+    std::lock_guard<std::mutex> guard(dispatch_table().mutex);
+    dispatch_table().entries.clear();
+  }
+  ProgramCache::instance().clear();
 }
 
 void prepare(const Engine& engine, const std::vector<std::pair<Layout, Layout>>& pairs, const std::string& force) {

@@ -196,7 +196,9 @@ struct ProgramCache::Entry {
 };
 
 ProgramCache& ProgramCache::instance() {
-  static ProgramCache cache;
+  // Never destroyed, for the reason the dispatch table in reorder.cpp gives: no OpenCL object is released
+  // after main returns. clear() releases everything while the caller's OpenCL is still up.
+  static ProgramCache& cache = *new ProgramCache;
   return cache;
 }
 

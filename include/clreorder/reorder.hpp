@@ -30,7 +30,10 @@ struct ReorderResult {
 
 /// Reorders `src` (at byte offset src_offset, laid out as src_layout) into `dst` (at dst_offset, as
 /// dst_layout) on `queue`. Writes every destination element the layout owns, padding as zero. Throws
-/// naming the value when buffers are too small, offsets are misaligned or the layouts do not match.
+/// naming the value, before anything is enqueued, when a buffer is null, of another context, too small for
+/// its layout at its offset, flagged so the kernel cannot read (source) or write (destination) it, when the
+/// two ranges overlap (one buffer, or sub-buffers of one parent), offsets are misaligned or the layouts do
+/// not match.
 ReorderResult reorder(const cl::CommandQueue& queue, const cl::Buffer& src, size_t src_offset, const Layout& src_layout,
                       const cl::Buffer& dst, size_t dst_offset, const Layout& dst_layout, const ReorderOptions& opt = {});
 
@@ -53,6 +56,11 @@ void set_reorder_args(cl::Kernel& kernel, const cl::Buffer& src, uint64_t src_ba
 
 /// The kernel the selector picks for a pair on a device, without running it.
 KernelData plan_reorder(const DeviceInfo& device, const Layout& src, const Layout& dst, const std::string& force = "");
+
+/// Releases every cached kernel, program and dispatch entry (and with them the contexts they retain). The
+/// caches are never destroyed on their own, so that no OpenCL object is released after main returns; a
+/// caller that tears OpenCL down before exit, or wants its contexts freed, calls this first.
+void release_cached_kernels();
 
 /// Compiles the kernels of many reorders in one program (one compile instead of one per pair), so that
 /// a model load or a test suite pays one build. Later reorder() calls on these pairs compile nothing.
