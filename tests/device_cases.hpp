@@ -1,7 +1,10 @@
-// Device-test helpers shared by the device test files: a reorder case, running it against the host
-// reference with a pre-filled destination and byte offsets, and batches compiled in one program.
+// Device-test helpers shared by the device test files: a reorder case, source values that make every
+// misplaced element visible, running a case against the host reference inside guarded buffers, and
+// batches compiled in one program.
 #pragma once
 
+#include <algorithm>
+#include <climits>
 #include <string>
 #include <vector>
 
@@ -19,29 +22,138 @@ struct Case {
   std::string label;
 };
 
-// Writes `src` into a source buffer `src_off` bytes in, pre-fills a destination buffer with 0xCD, lets
-// `launch(s, d)` reorder into it `dst_off` bytes in, then checks that nothing before the offset changed and
-// that the destination matches the host reference byte for byte.
+/// Largest n such that every integer 1..n is exact in `t` (so it survives any conversion into a type that
+/// holds it too, and back).
+inline int64_t exact_integers(DataType t) {
+  switch (t) {
+    case DataType::u8: return 255;
+    case DataType::i8: return 127;
+    case DataType::f16: return 2048;
+    case DataType::bf16: return 256;
+    case DataType::f32: return int64_t(1) << 24;
+    case DataType::i32: return INT32_MAX;
+    case DataType::i64: return int64_t(1) << 53;
+  }
+  return 1;
+}
+
+/// Calls f(coordinate, n) for every logical coordinate, n counting them row-major in canonical order.
+template <typename F>
+void for_each_coord(const Dims& dims, F f) {
+  Dims c(dims.size(), 0);
+  int64_t total = 1;
+  for (int64_t d : dims) total *= d;
+  for (int64_t n = 0; n < total; ++n) {
+    f(c, n);
+    for (size_t a = dims.size(); a-- > 0;) {
+      if (++c[a] < dims[a]) break;
+      c[a] = 0;
+    }
+  }
+}
+
+/// Sources that make every misplaced element visible, whatever the two types. Pass p holds, at the element
+/// of logical index n, digit p of n in base B plus one, where 1..B are exact in both types: two elements
+/// differ in some pass, and none is ever 0 (the value of padding). The source's own padding holds random
+/// bytes, so a kernel that copies it where it must write zero is seen too.
+inline std::vector<std::vector<uint8_t>> visible_sources(const Layout& src, DataType to, uint64_t seed) {
+  const int64_t base = std::min(exact_integers(src.data_type()), exact_integers(to));
+  const int64_t n = src.logical_elements();
+  int passes = 1;
+  for (int64_t reach = base; reach < n; reach = reach > n / base ? n : reach * base) ++passes;
+  const size_t es = size_of(src.data_type());
+  std::vector<std::vector<uint8_t>> out;
+  for (int p = 0; p < passes; ++p) {
+    std::vector<uint8_t> buf = random_bytes(static_cast<size_t>(src.bytes()), seed * 31 + static_cast<uint64_t>(p));
+    for_each_coord(src.dims(), [&](const Dims& c, int64_t i) {
+      for (int k = 0; k < p; ++k) i /= base;
+      const int64_t v = i % base + 1;
+      convert_element(DataType::i64, &v, src.data_type(), buf.data() + src.plan().offset(c.data()) * static_cast<int64_t>(es));
+    });
+    out.push_back(std::move(buf));
+  }
+  return out;
+}
+
+/// The visible passes, and with `random_bits` one more of random bit patterns (NaN payloads, infinities,
+/// subnormals, ties and saturation in the conversions).
+inline std::vector<std::vector<uint8_t>> sources_for(const Case& c, bool random_bits, uint64_t seed) {
+  std::vector<std::vector<uint8_t>> out = visible_sources(c.src, c.dst.data_type(), seed);
+  if (random_bits) out.push_back(random_bytes(static_cast<size_t>(c.src.bytes()), seed));
+  return out;
+}
+
+/// Whether the device is Oclgrind's simulator. It checks accesses against whole allocations, so a sub-buffer
+/// would hide a read past its end inside the parent: there, every argument is a buffer of its own.
+inline bool on_oclgrind(const Engine& e) { return e.info().platform == "Oclgrind"; }
+
+/// Bytes of sentinel before and after each guarded argument: a multiple of the device's sub-buffer alignment.
+inline size_t guard_bytes(const Engine& e) {
+  const size_t align = e.device().getInfo<CL_DEVICE_MEM_BASE_ADDR_ALIGN>() / 8;
+  return std::max<size_t>(256, (256 + align - 1) / align * align);
+}
+
+/// A device argument of `contents` (offset prefix and tensor). Off Oclgrind it is a sub-buffer of a parent
+/// holding `guard` random bytes on each side; read back whole, the parent shows any write outside it.
+struct GuardedArg {
+  std::vector<uint8_t> init;  // the parent's bytes before the launch
+  size_t guard = 0;
+  cl::Buffer parent, arg;
+  GuardedArg(const Engine& e, const std::vector<uint8_t>& contents, uint64_t seed) {
+    guard = on_oclgrind(e) ? 0 : guard_bytes(e);
+    init = random_bytes(contents.size() + 2 * guard, seed);
+    std::copy(contents.begin(), contents.end(), init.begin() + static_cast<std::ptrdiff_t>(guard));
+    parent = cl::Buffer(e.context(), CL_MEM_READ_WRITE, init.size());
+    e.queue().enqueueWriteBuffer(parent, CL_TRUE, 0, init.size(), init.data());
+    if (guard == 0) {
+      arg = parent;
+    } else {
+      cl_buffer_region region{guard, contents.size()};
+      arg = parent.createSubBuffer(CL_MEM_READ_WRITE, CL_BUFFER_CREATE_TYPE_REGION, &region);
+    }
+  }
+  std::vector<uint8_t> read(const Engine& e) const {
+    std::vector<uint8_t> out(init.size());
+    e.queue().enqueueReadBuffer(parent, CL_TRUE, 0, out.size(), out.data());
+    return out;
+  }
+};
+
+/// Empty when `got` equals `want` on [from, to), else the first differing byte (relative to `from`).
+inline std::string compare_range(const std::vector<uint8_t>& got, const std::vector<uint8_t>& want, size_t from,
+                                 size_t to, const std::string& what) {
+  for (size_t i = from; i < to; ++i)
+    if (got[i] != want[i])
+      return what + " changed at byte " + std::to_string(i - from) + " (" + std::to_string(want[i]) + " -> " +
+             std::to_string(got[i]) + ")";
+  return "";
+}
+
+/// Runs `launch(src_arg, dst_arg)` on guarded arguments: the source tensor `src_off` bytes into its argument,
+/// the destination `dst_off` bytes into its own, pre-filled with random bytes. Then every source byte, every
+/// guard byte and the destination's offset prefix must be unchanged, and the destination must match the host
+/// reference byte for byte.
 template <typename Launch>
 std::string check_launch(const Engine& e, const Case& c, const std::vector<uint8_t>& src, size_t src_off, size_t dst_off,
                          Launch launch) {
-  std::vector<uint8_t> want(static_cast<size_t>(c.dst.bytes()), 0xCD);
+  std::vector<uint8_t> want(static_cast<size_t>(c.dst.bytes()));
   reference_reorder(c.src, src.data(), c.dst, want.data());
-  cl::Buffer s(e.context(), CL_MEM_READ_WRITE, src_off + src.size());
-  cl::Buffer d(e.context(), CL_MEM_READ_WRITE, dst_off + want.size());
-  e.queue().enqueueWriteBuffer(s, CL_FALSE, src_off, src.size(), src.data());
-  std::vector<uint8_t> fill(dst_off + want.size(), 0xCD);
-  e.queue().enqueueWriteBuffer(d, CL_FALSE, 0, fill.size(), fill.data());
-  launch(s, d);
-  std::vector<uint8_t> got(fill.size());
-  e.queue().enqueueReadBuffer(d, CL_TRUE, 0, got.size(), got.data());
-  for (size_t i = 0; i < dst_off; ++i)
-    if (got[i] != 0xCD) return c.label + ": wrote before the destination offset at byte " + std::to_string(i);
-  std::string diff = compare_bytes(std::vector<uint8_t>(got.begin() + static_cast<std::ptrdiff_t>(dst_off), got.end()), want);
-  return diff.empty() ? "" : c.label + ": " + diff;
+  std::vector<uint8_t> s_contents = random_bytes(src_off, 5);
+  s_contents.insert(s_contents.end(), src.begin(), src.end());
+  GuardedArg s(e, s_contents, 11), d(e, random_bytes(dst_off + want.size(), 13), 17);
+  launch(s.arg, d.arg);
+  const std::vector<uint8_t> s_after = s.read(e), d_after = d.read(e);
+  std::string err = compare_range(s_after, s.init, 0, s_after.size(), "the source buffer (guards included)");
+  if (err.empty()) err = compare_range(d_after, d.init, 0, d.guard + dst_off, "the guard or offset before the destination");
+  if (err.empty()) err = compare_range(d_after, d.init, d_after.size() - d.guard, d_after.size(), "the guard after the destination");
+  if (err.empty())
+    err = compare_bytes(std::vector<uint8_t>(d_after.begin() + static_cast<std::ptrdiff_t>(d.guard + dst_off),
+                                             d_after.end() - static_cast<std::ptrdiff_t>(d.guard)),
+                        want);
+  return err.empty() ? "" : c.label + ": " + err;
 }
 
-// reorder() on the case, the source and the destination buffers at byte offsets.
+/// reorder() on the case with source `src`, the buffers at byte offsets.
 inline std::string run_case(const Engine& e, const Case& c, const std::vector<uint8_t>& src, const std::string& force = "",
                             size_t src_off = 0, size_t dst_off = 0) {
   return check_launch(e, c, src, src_off, dst_off, [&](const cl::Buffer& s, const cl::Buffer& d) {
@@ -51,43 +163,58 @@ inline std::string run_case(const Engine& e, const Case& c, const std::vector<ui
   });
 }
 
-// Runs a kernel planned outside the selector's own device (another device type, another cache size) on this
-// device, the destination `dst_off` elements into its buffer, and compares with the host reference.
-inline std::string run_planned(const Engine& e, const Case& c, const KernelData& kd, size_t dst_off = 0) {
-  const size_t esize = static_cast<size_t>(size_of(c.dst.data_type()));
-  return check_launch(e, c, random_bytes(static_cast<size_t>(c.src.bytes()), 3), 0, dst_off * esize,
-                      [&](const cl::Buffer& s, const cl::Buffer& d) {
-                        LockedKernel k = ProgramCache::instance().kernel(e.context(), e.device(), kd.source);
-                        set_reorder_args(k.kernel, s, 0, d, dst_off);
-                        e.queue().enqueueNDRangeKernel(k.kernel, cl::NullRange, kd.global_range(), kd.local_range());
-                      });
+/// run_case() on every source of sources_for(); the first failure, naming its pass.
+inline std::string run_case_all(const Engine& e, const Case& c, bool random_bits, const std::string& force = "",
+                                size_t src_off = 0, size_t dst_off = 0, uint64_t seed = 1) {
+  const std::vector<std::vector<uint8_t>> sources = sources_for(c, random_bits, seed);
+  for (size_t k = 0; k < sources.size(); ++k) {
+    std::string err = run_case(e, c, sources[k], force, src_off, dst_off);
+    if (!err.empty()) return err + " [source pass " + std::to_string(k + 1) + " of " + std::to_string(sources.size()) + "]";
+  }
+  return "";
 }
 
-// Compiles every case's kernel in one program, then runs and checks each (with `force`, on that implementation).
-inline void run_batch(const Engine& e, const std::vector<Case>& cases, bool random_source = false,
+/// Runs a kernel planned outside the selector's own device (another tuning, another cache size) on this
+/// device, the destination `dst_off` elements into its argument, on every source of sources_for(c, true).
+inline std::string run_planned(const Engine& e, const Case& c, const KernelData& kd, size_t dst_off = 0, size_t src_off = 0) {
+  const size_t de = size_of(c.dst.data_type()), se = size_of(c.src.data_type());
+  for (const std::vector<uint8_t>& src : sources_for(c, true, 3)) {
+    std::string err = check_launch(e, c, src, src_off * se, dst_off * de, [&](const cl::Buffer& s, const cl::Buffer& d) {
+      LockedKernel k = ProgramCache::instance().kernel(e.context(), e.device(), kd.source);
+      set_reorder_args(k.kernel, s, src_off, d, dst_off);
+      e.queue().enqueueNDRangeKernel(k.kernel, cl::NullRange, kd.global_range(), kd.local_range());
+    });
+    if (!err.empty()) return kd.impl + ": " + err;
+  }
+  return "";
+}
+
+/// Compiles every case's kernel in one program, then runs and checks each on its visible sources (and with
+/// `random_bits`, random bit patterns too); with `force`, on that implementation.
+inline void run_batch(const Engine& e, const std::vector<Case>& cases, bool random_bits = false,
                       const std::string& force = "") {
   std::vector<std::pair<Layout, Layout>> pairs;
   for (const Case& c : cases) pairs.emplace_back(c.src, c.dst);
   prepare(e, pairs, force);
   int failures = 0;
   for (size_t i = 0; i < cases.size(); ++i) {
-    const Case& c = cases[i];
-    std::vector<uint8_t> src = random_source ? random_bytes(static_cast<size_t>(c.src.bytes()), i) : make_pattern(c.src);
-    std::string err = run_case(e, c, src, force);
+    std::string err = run_case_all(e, cases[i], random_bits, force, 0, 0, i);
     if (!err.empty() && ++failures <= 20) ADD_FAILURE() << err;
   }
   EXPECT_EQ(failures, 0) << "of " << cases.size() << " cases";
 }
 
-inline std::vector<Format> supported_data_formats(int rank) {
+inline std::vector<Format> supported_formats(FormatKind kind, int rank = 0) {
   std::vector<Format> out;
   for (const FormatEntry& e : registry()) {
     if (!e.unsupported.empty()) continue;
     Format f = Format::parse(e.name);
-    if (f.kind() == FormatKind::data && f.rank() == rank) out.push_back(f);
+    if (f.kind() == kind && (rank == 0 || f.rank() == rank)) out.push_back(f);
   }
   return out;
 }
+
+inline std::vector<Format> supported_data_formats(int rank) { return supported_formats(FormatKind::data, rank); }
 
 inline Dims odd_shape(int rank, int64_t b) {
   Dims d = {b, 19};
@@ -104,7 +231,7 @@ inline Case make_case(const Format& s, const Format& d, const Dims& shape, DataT
   return Case{src, dst, src.describe() + " -> " + dst.describe()};
 }
 
-// Why implementation `impl` declines the case on this device ("" when it accepts).
+/// Why implementation `impl` declines the case on this device ("" when it accepts).
 inline std::string reason_of(const Engine& e, const Case& c, const std::string& impl) {
   for (const auto& [name, why] : KernelSelector::instance().explain(ReorderParams{c.src, c.dst, e.info()}))
     if (name == impl) return why;

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstring>
 #include <functional>
+#include <limits>
 #include <map>
 
 #include "clreorder/format.hpp"
@@ -143,9 +144,9 @@ TEST(Device, SixtyFourBitIndexPath) {
 TEST(Device, ByteOffsetsInsideBuffers) {
   REQUIRE_DEVICE(e);
   Case c = make_case(Format::parse("bfyx"), Format::parse("b_fs_yx_fsv16"), {3, 19, 5, 7});
-  EXPECT_EQ(run_case(*e, c, make_pattern(c.src), "", 12, 40), "");
+  EXPECT_EQ(run_case_all(*e, c, false, "", 12, 40), "");
   Case h = make_case(Format::parse("byxf"), Format::parse("bfyx"), {2, 5, 3, 3}, DataType::f16, DataType::f16);
-  EXPECT_EQ(run_case(*e, h, make_pattern(h.src), "", 2, 6), "");
+  EXPECT_EQ(run_case_all(*e, h, false, "", 2, 6), "");
 }
 
 // Stores of 8- and 16-bit elements go as uints when the destination base is 4-byte aligned (dst_wide);
@@ -162,7 +163,7 @@ TEST(Device, PackedStoresAtEveryDestinationAlignment) {
     EXPECT_NE(plan_reorder(e->info(), c.src, c.dst).source.code.find("if (dst_wide)"), std::string::npos) << c.label;
     const size_t esize = static_cast<size_t>(size_of(c.dst.data_type()));
     for (size_t k = 0; k < 4 / esize; ++k)
-      EXPECT_EQ(run_case(*e, c, random_bytes(static_cast<size_t>(c.src.bytes()), k), "", 0, k * esize), "") << "offset " << k * esize;
+      EXPECT_EQ(run_case_all(*e, c, true, "", 0, k * esize, k), "") << "offset " << k * esize;
   }
 }
 
@@ -183,7 +184,7 @@ TEST(Device, PackedLoadsAtEverySourceAlignment) {
     EXPECT_NE(kd.source.code.find("(src_wide ? "), std::string::npos) << c.label;
     const size_t esize = static_cast<size_t>(size_of(c.src.data_type()));
     for (size_t k = 0; k < 4 / esize; ++k)
-      EXPECT_EQ(run_case(*e, c, random_bytes(static_cast<size_t>(c.src.bytes()), k), "", k * esize, 0), "") << "offset " << k * esize;
+      EXPECT_EQ(run_case_all(*e, c, true, "", k * esize, 0, k), "") << "offset " << k * esize;
   }
 }
 
@@ -246,7 +247,7 @@ TEST(Device, DeviceComputesTheSameOffsetsAsTheHostPlan) {
 TEST(Device, RepeatedReorderCompilesNothing) {
   REQUIRE_DEVICE(e);
   Case c = make_case(Format::parse("bfyx"), Format::parse("bs_fs_yx_bsv16_fsv16"), {5, 21, 3, 2}, DataType::f32, DataType::bf16);
-  std::vector<uint8_t> src = make_pattern(c.src);
+  const std::vector<uint8_t> src = visible_sources(c.src, c.dst.data_type(), 1).front();
   EXPECT_EQ(run_case(*e, c, src), "");
   CacheStats before = ProgramCache::instance().stats();
   for (int i = 0; i < 3; ++i) EXPECT_EQ(run_case(*e, c, src), "");
@@ -269,7 +270,7 @@ TEST(Device, PrepareBuildsManyKernelsInOneProgram) {
   EXPECT_EQ(mid.kernels_built, before.kernels_built + 20);
   prepare(*e, pairs);  // all cached: nothing to build
   EXPECT_EQ(ProgramCache::instance().stats().programs_built, mid.programs_built);
-  for (const auto& [s, d] : pairs) EXPECT_EQ(run_case(*e, Case{s, d, s.describe()}, make_pattern(s)), "");
+  for (const auto& [s, d] : pairs) EXPECT_EQ(run_case_all(*e, Case{s, d, s.describe()}, false), "");
   EXPECT_EQ(ProgramCache::instance().stats().programs_built, mid.programs_built);
 }
 
@@ -280,7 +281,7 @@ TEST(Device, CallersContextAndQueue) {
   Engine mine(ctx(), q());
   EXPECT_EQ(mine.info().name, e->info().name);
   Case c = make_case(Format::parse("byxf"), Format::parse("b_fs_yx_fsv32"), {2, 33, 3, 4});
-  EXPECT_EQ(run_case(mine, c, make_pattern(c.src)), "");
+  EXPECT_EQ(run_case_all(mine, c, false), "");
   ReorderResult r;
   reorder(mine, make_pattern(c.src), c.src, c.dst, {}, &r);
   EXPECT_EQ(r.kernel_ms, -1);  // the caller's queue has no profiling
@@ -315,13 +316,80 @@ TEST(Device, BadInputGetsClearErrors) {
   EXPECT_STREQ(cl_error_name(CL_OUT_OF_RESOURCES), "CL_OUT_OF_RESOURCES");
 }
 
+// Every bad argument of reorder() on buffers throws before anything is enqueued, naming the value, and the
+// destination keeps every byte it had (a sentinel); the same call with good arguments then works.
+TEST(Device, BadBuffersAreRefusedAndTheDestinationIsUntouched) {
+  REQUIRE_DEVICE(e);
+  const Layout src(Format::parse("bfyx"), DataType::f32, {2, 3, 4, 5});
+  const Layout dst(Format::parse("b_fs_yx_fsv16"), DataType::f32, {2, 3, 4, 5});
+  const size_t sb = static_cast<size_t>(src.bytes()), db = static_cast<size_t>(dst.bytes());
+  const cl::Context& ctx = e->context();
+  const std::vector<uint8_t> sentinel = random_bytes(4 * db, 21);
+  cl::Buffer parent(ctx, CL_MEM_READ_WRITE, sentinel.size());
+  cl::Buffer src_buf(ctx, CL_MEM_READ_WRITE, sb), ro(ctx, CL_MEM_READ_ONLY, db), wo(ctx, CL_MEM_WRITE_ONLY, sb);
+  e->queue().enqueueWriteBuffer(src_buf, CL_TRUE, 0, sb, visible_sources(src, DataType::f32, 1).front().data());
+  cl::Context other(e->device());
+  cl::Buffer foreign(other, CL_MEM_READ_WRITE, sb);
+  const size_t align = guard_bytes(*e);  // a valid sub-buffer origin
+  cl_buffer_region lo{0, 2 * align}, hi{align, 2 * align};
+  cl::Buffer sub_lo = parent.createSubBuffer(CL_MEM_READ_WRITE, CL_BUFFER_CREATE_TYPE_REGION, &lo);
+  cl::Buffer sub_hi = parent.createSubBuffer(CL_MEM_READ_WRITE, CL_BUFFER_CREATE_TYPE_REGION, &hi);
+  const Layout small(Format::parse("bfyx"), DataType::f32, {1, 1, 2, 4});  // 32 bytes: fits in either half
+  const size_t huge = std::numeric_limits<size_t>::max();
+  struct Bad {
+    std::function<void()> call;
+    std::string says;
+  };
+  const Bad bad[] = {
+      {[&] { reorder(*e, src_buf, 0, src, parent, huge - 3, dst); }, "at byte offset 18446744073709551612 needs"},
+      {[&] { reorder(*e, src_buf, huge - 3, src, parent, 0, dst); }, "source buffer holds"},
+      {[&] { reorder(*e, src_buf, 0, src, parent, huge - db + 1, dst); }, "destination buffer holds"},
+      {[&] { reorder(*e, src_buf, 4, src, parent, 0, dst); }, "source buffer holds 480 bytes"},
+      {[&] { reorder(*e, src_buf, 2, src, parent, 0, dst); }, "source byte offset 2"},
+      {[&] { reorder(*e, parent, 0, src, parent, 4, dst); }, "source and destination overlap"},
+      {[&] { reorder(*e, sub_lo, align, small, sub_hi, 0, small); },
+       "overlap: bytes [" + std::to_string(align) + ", " + std::to_string(align + 32) + ") and [" + std::to_string(align)},
+      {[&] { reorder(*e, sub_lo, align - 16, small, sub_hi, 0, small); }, "source and destination overlap"},
+      {[&] { reorder(*e, foreign, 0, src, parent, 0, dst); }, "source buffer belongs to another OpenCL context"},
+      {[&] { reorder(*e, src_buf, 0, src, ro, 0, dst); }, "destination buffer was created CL_MEM_READ_ONLY"},
+      {[&] { reorder(*e, wo, 0, src, parent, 0, dst); }, "source buffer was created CL_MEM_WRITE_ONLY"},
+      {[&] { reorder(*e, cl::Buffer(), 0, src, parent, 0, dst); }, "source buffer is null"},
+      {[&] { reorder(*e, src_buf, 0, src, cl::Buffer(), 0, dst); }, "destination buffer is null"},
+      {[&] { reorder(*e, src_buf, 0, src, parent, 0, Layout(Format::parse("bfyx"), DataType::f32, {2, 3, 4, 6})); }, "cannot reorder"},
+      {[&] {
+         ReorderOptions o;
+         o.force_impl = "lanes";
+         reorder(*e, src_buf, 0, src, parent, 0, dst, o);
+       }, "implementation 'lanes' declines"},
+  };
+  for (const Bad& b : bad) {
+    e->queue().enqueueWriteBuffer(parent, CL_TRUE, 0, sentinel.size(), sentinel.data());
+    const std::string why = error_of(b.call);
+    EXPECT_NE(why.find(b.says), std::string::npos) << "expected '" << b.says << "' in: " << why;
+    e->queue().finish();
+    std::vector<uint8_t> after(sentinel.size());
+    e->queue().enqueueReadBuffer(parent, CL_TRUE, 0, after.size(), after.data());
+    EXPECT_EQ(compare_bytes(after, sentinel), "") << "the destination changed after: " << why;
+  }
+  // The environment is read as a value too: a wrong one is named, not ignored.
+  for (const char* var : {"CLREORDER_INDEX_BITS", "CLREORDER_TUNING", "CLREORDER_FORCE_IMPL"}) {
+    setenv(var, "13", 1);
+    const std::string why = error_of([&] { reorder(*e, src_buf, 0, src, parent, 0, dst); });
+    unsetenv(var);
+    EXPECT_NE(why.find("'13'"), std::string::npos) << var << ": " << why;
+  }
+  e->queue().enqueueWriteBuffer(parent, CL_TRUE, 0, sentinel.size(), sentinel.data());
+  EXPECT_EQ(error_of([&] { reorder(*e, src_buf, 0, src, parent, 2 * db, dst); }), "");
+  EXPECT_EQ(error_of([&] { reorder(*e, sub_lo, 0, small, sub_hi, 0, small); }), "");  // disjoint parts of one parent
+}
+
 TEST(Device, ForcedGenericIsTheFallbackForEveryPair) {
   REQUIRE_DEVICE(e);
   const KernelSelector& ks = KernelSelector::instance();
   ASSERT_FALSE(ks.impls().empty());
   EXPECT_STREQ(ks.impls().back()->name(), "generic");
   Case c = make_case(Format::parse("yxfb"), Format::parse("bs_fs_yx_bsv32_fsv16"), {17, 19, 2, 3}, DataType::i8, DataType::f32);
-  EXPECT_EQ(run_case(*e, c, random_bytes(static_cast<size_t>(c.src.bytes()), 7), "generic"), "");
+  EXPECT_EQ(run_case_all(*e, c, true, "generic"), "");
   EXPECT_EQ(reason_of(*e, c, "generic"), "");
 }
 

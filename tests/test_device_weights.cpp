@@ -15,16 +15,6 @@ using namespace clreorder_test;
 
 namespace {
 
-std::vector<Format> weights_formats(FormatKind kind) {
-  std::vector<Format> out;
-  for (const FormatEntry& e : registry()) {
-    if (!e.unsupported.empty()) continue;
-    Format f = Format::parse(e.name);
-    if (f.kind() == kind) out.push_back(f);
-  }
-  return out;
-}
-
 // Shapes in canonical order for a weights format of this kind and rank.
 std::vector<Dims> weights_shapes(const Format& f) {
   std::vector<Dims> out;
@@ -50,7 +40,7 @@ TEST(DeviceWeights, EveryFormatToAndFromPlain) {
   REQUIRE_DEVICE(e);
   std::vector<Case> cases;
   for (FormatKind kind : {FormatKind::weights, FormatKind::grouped_weights}) {
-    std::vector<Format> formats = weights_formats(kind);
+    std::vector<Format> formats = supported_formats(kind);
     EXPECT_EQ(formats.size(), kind == FormatKind::weights ? 48u : 31u);
     for (const Format& f : formats) {
       Format plain = Format::parse(f.axes());
@@ -68,7 +58,7 @@ TEST(DeviceWeights, RingOfPairsInsideEachRankWithConversion) {
   REQUIRE_DEVICE(e);
   std::vector<Case> cases;
   for (FormatKind kind : {FormatKind::weights, FormatKind::grouped_weights}) {
-    std::vector<Format> formats = weights_formats(kind);
+    std::vector<Format> formats = supported_formats(kind);
     for (size_t a = 0; a < formats.size(); ++a) {
       for (size_t step = 1; step < formats.size(); ++step) {
         const Format& b = formats[(a + step) % formats.size()];
@@ -86,7 +76,7 @@ TEST(DeviceWeights, RingOfPairsInsideEachRankWithConversion) {
 TEST(DeviceWeights, DataIntoEveryWeightsFormatOfTheSameRank) {
   REQUIRE_DEVICE(e);
   std::vector<Case> cases;
-  for (const Format& w : weights_formats(FormatKind::weights)) {
+  for (const Format& w : supported_formats(FormatKind::weights)) {
     if (w.rank() != 4 && w.rank() != 5) continue;
     Format data = Format::parse(w.rank() == 4 ? "b_fs_yx_fsv16" : "bfzyx");
     cases.push_back(make_case(data, w, weights_shapes(w).front(), DataType::f32, DataType::bf16));
