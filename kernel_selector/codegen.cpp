@@ -15,6 +15,15 @@ Jit& Jit::def(const std::string& name, const std::string& value) {
   return *this;
 }
 
+Jit& Jit::set(const std::string& name, const std::string& value) {
+  for (auto& d : defs_)
+    if (d.first == name) {
+      d.second = value;
+      return *this;
+    }
+  throw Error("internal: no #define " + name + " to set");
+}
+
 std::string Jit::wrap(const std::string& body) const {
   std::string out;
   for (const auto& [name, value] : defs_) out += "#define " + name + " " + value + "\n";

@@ -18,6 +18,8 @@ class Jit {
   /// Adds `#define name value`; a multi-line value is continued with backslashes.
   Jit& def(const std::string& name, const std::string& value);
   Jit& def(const std::string& name, int64_t value) { return def(name, std::to_string(value)); }
+  /// Replaces the value of an existing #define (throws if there is none).
+  Jit& set(const std::string& name, const std::string& value);
   /// defines + body + undefs.
   std::string wrap(const std::string& body) const;
 

@@ -8,16 +8,13 @@
 
 namespace clreorder {
 
-/// 16 hex digits naming the problem exactly (both layouts in full), for unique kernel entry names.
-std::string problem_hash(const ReorderParams& p);
-
 class Jit;
 
-/// The #defines every reorder kernel shares: KERNEL_NAME, SRC_T, DST_T, IDX_T, CONVERT(v). The kernel's
-/// name, <prefix>_<problem hash>, also becomes kd's entry point.
+/// The #defines every reorder kernel shares: KERNEL_NAME, SRC_T, DST_T, IDX_T, CONVERT(v). finish_kernel()
+/// names the kernel <prefix>_<hash of its generated text>, and that name becomes kd's entry point.
 Jit reorder_jit(const ReorderParams& p, const std::string& prefix, KernelData& kd);
 
-/// Fills kd's source from the template and its launch shape: `count` work-items rounded up to a multiple
+/// Fills kd's source from the template (named by its text) and its launch shape: `count` work-items rounded up to a multiple
 /// of the local size `local` (capped by the device).
 void finish_kernel(KernelData& kd, const Jit& jit, const char* template_file, size_t count, size_t local,
                    const DeviceInfo& device);

@@ -22,9 +22,6 @@ std::string hex(uint64_t h) {
   return buf;
 }
 
-// A key that names the problem exactly: both layouts in full.
-std::string problem_key(const ReorderParams& p) { return p.src.key() + "->" + p.dst.key(); }
-
 
 // Every pair: one work-item per destination element (see kernels_cl/reorder_generic.cl).
 class GenericReorder : public ReorderImpl {
@@ -54,10 +51,8 @@ cl::NDRange KernelData::global_range() const { return nd_range(global); }
 
 cl::NDRange KernelData::local_range() const { return nd_range(local); }
 
-std::string problem_hash(const ReorderParams& p) { return hex(fnv1a(problem_key(p))); }
-
 Jit reorder_jit(const ReorderParams& p, const std::string& prefix, KernelData& kd) {
-  kd.source.entry = prefix + "_" + problem_hash(p);
+  kd.source.entry = prefix;  // finish_kernel() appends the hash of the generated text
   Jit jit;
   jit.def("KERNEL_NAME", kd.source.entry)
       .def("SRC_T", cl_type(p.src.data_type()))
@@ -67,10 +62,19 @@ Jit reorder_jit(const ReorderParams& p, const std::string& prefix, KernelData& k
   return jit;
 }
 
+KernelSource named_by_text(const std::string& prefix, Jit jit, const std::string& body) {
+  // Named after everything generated (not only the layouts): kernels of one pair generated for another
+  // tuning, cache size or index width differ, and must be able to share a program.
+  KernelSource ks;
+  ks.entry = prefix + "_" + hex(fnv1a(jit.set("KERNEL_NAME", prefix).wrap(body)));
+  ks.code = jit.set("KERNEL_NAME", ks.entry).wrap(body);
+  ks.options = "-cl-std=CL1.2";
+  return ks;
+}
+
 void finish_kernel(KernelData& kd, const Jit& jit, const char* template_file, size_t count, size_t local,
                    const DeviceInfo& device) {
-  kd.source.code = jit.wrap(embedded_kernel(template_file));
-  kd.source.options = "-cl-std=CL1.2";
+  kd.source = named_by_text(kd.source.entry, jit, embedded_kernel(template_file));
   if (device.max_work_group) local = std::min(local, device.max_work_group);
   kd.local = {local};
   kd.global = {round_up(count, local)};
@@ -132,10 +136,8 @@ KernelSource offset_probe_source(const Layout& src, const Layout& dst) {
   std::string linear;
   for (int a = 0; a < r; ++a)
     linear = a == 0 ? "d_c0" : "(" + linear + ") * " + std::to_string(dst.dims()[a]) + " + d_c" + std::to_string(a);
-  KernelSource ks;
-  ks.entry = "offset_probe_" + problem_hash(ReorderParams{src, dst, DeviceInfo{}});
   Jit jit;
-  jit.def("KERNEL_NAME", ks.entry)
+  jit.def("KERNEL_NAME", "offset_probe")
       .def("IDX_T", needs_64bit(src, dst) ? "long" : "int")
       .def("LOGICAL_COUNT", src.logical_elements())
       .def("LOGICAL_DECODE(n)", macro_lines(logical))
@@ -143,9 +145,7 @@ KernelSource offset_probe_source(const Layout& src, const Layout& dst) {
       .def("DST_COUNT", dst.plan().digit_space)
       .def("DST_DECODE(p)", decode_stmts(dst.plan(), "p", "d_"))
       .def("DST_LINEAR", linear);
-  ks.code = jit.wrap(embedded_kernel("offset_probe.cl"));
-  ks.options = "-cl-std=CL1.2";
-  return ks;
+  return named_by_text("offset_probe", jit, embedded_kernel("offset_probe.cl"));
 }
 
 }  // namespace clreorder
