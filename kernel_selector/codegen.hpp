@@ -37,8 +37,9 @@ std::string macro_lines(const std::vector<std::string>& lines);
 /// a scalar.
 std::string component(const std::string& var, int64_t width, int64_t i);
 
-/// Components first .. first+count-1 of vector `var` as one swizzle (".s0123"); `var` itself when that is
-/// the whole vector.
+/// Components first .. first+count-1 (count 1, 2, 4 or 8) of vector `var` as one swizzle: `var.s3`,
+/// `CR_SW4(var, 0, 1, 2, 3)` (which kernels_cl/common.cl expands to `var.s0123`), or `var` itself when that
+/// is the whole vector.
 std::string swizzle(const std::string& var, int64_t width, int64_t first, int64_t count);
 
 /// A V x V register transpose of vectors `rows` (V = 4, 8 or 16 of `type`): statements declaring its

@@ -179,12 +179,12 @@ class LanesReorder : public ReorderImpl {
           body.insert(body.end(), net.lines.begin(), net.lines.end());
           out = net.columns;
         } else {
-          // Words of two rows side by side (2 x 2 blocks, or single words), then pairs of rows joined.
+          // Word k of each row side by side (2 x 2 blocks, or single words), listed word by word: a literal of
+          // sub-vectors is the same shuffle for LLVM, and one that Oclgrind's -O0 checks cannot run.
           for (int64_t k = 0; k < n; ++k) {
             std::string v;
-            for (int64_t r = 0; r < group; r += 2)
-              v += std::string(r ? ", " : "") + "(uint2)(" + component(t(r), n, k) + ", " + component(t(r + 1), n, k) + ")";
-            out[static_cast<size_t>(k)] = group == 2 ? v : "(uint4)(" + v + ")";
+            for (int64_t r = 0; r < group; ++r) v += std::string(r ? ", " : "") + component(t(r), n, k);
+            out[static_cast<size_t>(k)] = "(uint" + num(group) + ")(" + v + ")";
           }
         }
         for (int64_t k = 0; k < n; ++k) {

@@ -56,6 +56,21 @@ CR_CONVERSIONS(8, _8)
 CR_CONVERSIONS(16, _16)
 #undef CR_CONVERSIONS
 
+// A run of components of a vector, as the transpose network writes it: CR_SW4(v, 8, 9, a, b) is v.s89ab, one
+// swizzle, which keeps LLVM from folding the network's stages back into per-column picks. Built with
+// -D CR_ELEMENTWISE_SWIZZLES it lists the same components one by one (v.s8, v.s9, v.sa, v.sb): Oclgrind 21.10's
+// uninitialized-value plugin crashes on the shuffles with undefined mask elements that clang -O0 emits for a
+// vector literal made of sub-vector swizzles, and that run needs -O0 (-cl-opt-disable).
+#ifdef CR_ELEMENTWISE_SWIZZLES
+#define CR_SW2(v, a, b) v.s##a, v.s##b
+#define CR_SW4(v, a, b, c, d) v.s##a, v.s##b, v.s##c, v.s##d
+#define CR_SW8(v, a, b, c, d, e, f, g, h) v.s##a, v.s##b, v.s##c, v.s##d, v.s##e, v.s##f, v.s##g, v.s##h
+#else
+#define CR_SW2(v, a, b) v.s##a##b
+#define CR_SW4(v, a, b, c, d) v.s##a##b##c##d
+#define CR_SW8(v, a, b, c, d, e, f, g, h) v.s##a##b##c##d##e##f##g##h
+#endif
+
 // The argument list every reorder kernel takes (the selector's contract, see KernelData): source and
 // destination buffers and their element offsets. SRC_T, DST_T and IDX_T come from each kernel's #defines.
 #define CR_REORDER_ARGS __global const SRC_T* restrict src, __global DST_T* restrict dst, ulong src_base, ulong dst_base

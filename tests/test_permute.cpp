@@ -189,7 +189,8 @@ TEST(TransposeNetwork, TextTransposesWithTwoSourceStages) {
     while ((1 << stages) < v) ++stages;
     EXPECT_EQ(net.lines.size(), static_cast<size_t>(v * stages));
     const std::regex line("const float" + std::to_string(v) + " (\\w+) = \\(float" + std::to_string(v) + "\\)\\((.*)\\);");
-    const std::regex part("(\\w+)(\\.s([0-9a-f]+))?");
+    // A run is CR_SW<n>(reg, c0, c1, ..) (expanded in kernels_cl/common.cl), a component reg.sC, or a whole reg.
+    const std::regex part("CR_SW([248])\\((\\w+)((?:, [0-9a-f])+)\\)|(\\w+)(\\.s([0-9a-f]))?");
     for (const std::string& text : net.lines) {
       std::smatch m;
       ASSERT_TRUE(std::regex_match(text, m, line)) << text;
@@ -197,7 +198,14 @@ TEST(TransposeNetwork, TextTransposesWithTwoSourceStages) {
       Lanes out;
       std::map<std::string, int> sources;
       for (auto it = std::sregex_iterator(args.begin(), args.end(), part); it != std::sregex_iterator(); ++it) {
-        const std::string reg = (*it)[1], comps = (*it)[3];
+        const bool run = (*it)[1].matched;
+        const std::string reg = run ? (*it)[2] : (*it)[4];
+        std::string comps = run ? (*it)[3] : (*it)[6];
+        comps.erase(std::remove(comps.begin(), comps.end(), ','), comps.end());
+        comps.erase(std::remove(comps.begin(), comps.end(), ' '), comps.end());
+        if (run) {
+          EXPECT_EQ(comps.size(), static_cast<size_t>(std::stoi((*it)[1]))) << text;
+        }
         ASSERT_TRUE(regs.count(reg)) << text;
         ++sources[reg];
         if (comps.empty())
