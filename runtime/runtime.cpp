@@ -65,8 +65,8 @@ std::string trim(std::string s) {
 
 std::string device_list_text(const std::vector<DeviceInfo>& devs) {
   if (devs.empty()) return "there is no OpenCL device (is an ICD such as pocl-opencl-icd installed?)";
-  std::string s = "devices:";
-  for (const DeviceInfo& d : devs) s += "\n  " + std::to_string(d.index) + ": " + d.platform + " / " + d.name;
+  std::string s = "devices:";  // one line: errors are printed as one line
+  for (const DeviceInfo& d : devs) s += (d.index ? "; " : " ") + std::to_string(d.index) + ": " + d.platform + " / " + d.name;
   return s;
 }
 

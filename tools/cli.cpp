@@ -1,14 +1,18 @@
 // clreorder command-line tool: thin argument parsing over the library (all logic lives there, so the CLI,
 // the C++ API and tests behave the same). See `clreorder help`.
+#include "cli.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
 #include <cstring>
-#include <fstream>
-#include <iostream>
-#include <iterator>
 #include <map>
+#include <memory>
 #include <set>
-#include <sstream>
 
 #include "clreorder/bench.hpp"
 #include "clreorder/error.hpp"
@@ -16,7 +20,7 @@
 #include "clreorder/reference.hpp"
 #include "clreorder/reorder.hpp"
 
-using namespace clreorder;
+namespace clreorder {
 
 namespace {
 
@@ -43,28 +47,33 @@ Shapes and paddings are in the formats' canonical logical order: data b,f,[v,u,w
 o,i,[z],y,x; grouped weights g,o,i,[z],y,x. Data types: f32 f16 bf16 i8 u8 i32 i64 (default f32).
 Without --input the source holds each element's logical linear index (wrapped to the type) and zero
 padding. --check compares every destination byte, padding included, with the host reference.
-Environment: CLREORDER_DEVICE (index or name substring), CLREORDER_FORCE_IMPL (implementation name).
+Environment: CLREORDER_DEVICE (index or name substring), CLREORDER_FORCE_IMPL (implementation name),
+CLREORDER_TUNING (cpu or gpu tiles, whatever the device), CLREORDER_INDEX_BITS (64 forces 64-bit indices).
 )";
 
-// --key value options and bare flags, with every key checked against what the command accepts.
+// --key value options and bare flags, with every key checked against what the command accepts: an unknown,
+// repeated or empty option, or a positional argument the command does not take, is an error naming it.
 class Args {
  public:
-  Args(int argc, char** argv, int first, const std::set<std::string>& valued, const std::set<std::string>& flags) {
+  Args(int argc, const char* const* argv, int first, const std::set<std::string>& valued,
+       const std::set<std::string>& flags, size_t max_positional = 0) {
     for (int i = first; i < argc; ++i) {
       std::string a = argv[i];
       if (a.rfind("--", 0) != 0) {
+        if (positional_.size() >= max_positional) throw Error("unexpected argument '" + a + "'");
         positional_.push_back(a);
         continue;
       }
       std::string key = a.substr(2);
+      if (!flags.count(key) && !valued.count(key)) throw Error("unknown option '" + a + "'");
+      if (values_.count(key)) throw Error("option " + a + " is given twice");
       if (flags.count(key)) {
         values_[key] = "1";
-      } else if (valued.count(key)) {
-        if (i + 1 >= argc) throw Error("option --" + key + " needs a value");
-        values_[key] = argv[++i];
-      } else {
-        throw Error("unknown option '" + a + "'");
+        continue;
       }
+      if (i + 1 >= argc) throw Error("option " + a + " needs a value");
+      values_[key] = argv[++i];
+      if (values_[key].empty()) throw Error("option " + a + " is empty");
     }
   }
   bool has(const std::string& k) const { return values_.count(k) != 0; }
@@ -75,6 +84,16 @@ class Args {
   std::string need(const std::string& k) const {
     if (!has(k)) throw Error("missing option --" + k);
     return get(k);
+  }
+  /// A whole number option in [lo, hi], or `def` when absent.
+  int64_t count(const std::string& k, int64_t def, int64_t lo, int64_t hi) const {
+    if (!has(k)) return def;
+    const std::string v = get(k);
+    const bool digits = v.size() <= 15 && v.find_first_not_of("0123456789") == std::string::npos;
+    const int64_t n = digits ? std::stoll(v) : -1;
+    if (!digits || n < lo || n > hi)
+      throw Error("--" + k + " '" + v + "': expected a whole number from " + std::to_string(lo) + " to " + std::to_string(hi));
+    return n;
   }
   const std::vector<std::string>& positional() const { return positional_; }
 
@@ -161,10 +180,11 @@ Layout layout_from(const std::string& fmt, const std::string& dtype, const Dims&
   return Layout(format_from_name(fmt), parse_data_type(dtype), shape, lo, up);
 }
 
-int cmd_explain(const Args& a) {
+int cmd_explain(const Args& a, const CliOptions& o) {
   if (a.positional().size() != 1) throw Error("explain takes one FORMAT, e.g. clreorder explain b_fs_yx_fsv16 --shape 2,2,2,2");
   Layout l = layout_from(a.positional()[0], a.get("dtype", "f32"), parse_dims(a.need("shape")),
                          optional_dims(a, "pad-lower"), optional_dims(a, "pad-upper"));
+  const int64_t limit = a.count("limit", std::min<int64_t>(4096, o.max_explain_lines), 0, o.max_explain_lines);
   const Format& f = l.format();
   std::printf("%s: %s, axes %s, order %s, blocks %s\n", l.describe().c_str(), to_string(f.kind()), f.axes().c_str(),
               f.order().c_str(), f.blocks_string().c_str());
@@ -177,7 +197,6 @@ int cmd_explain(const Args& a) {
                 static_cast<long long>(off * static_cast<int64_t>(size_of(l.data_type()))));
     return 0;
   }
-  const int64_t limit = a.has("limit") ? parse_dims(a.get("limit")).at(0) : 4096;
   // Dense plans store digit tuple p at offset p, so only the printed lines are decoded, whatever the size.
   if (!l.plan().dense()) throw Error("explain: " + l.describe() + " is not a dense layout");
   int64_t c[8], off;
@@ -201,23 +220,96 @@ Pair pair_from(const Args& a) {
   Layout dst = layout_from(a.need("to"), a.get("to-dtype", dt), shape, optional_dims(a, "dst-pad-lower"),
                            optional_dims(a, "dst-pad-upper"));
   check_compatible(src, dst);
+  if (a.has("impl")) {
+    std::string known;
+    for (const auto& impl : KernelSelector::instance().impls()) {
+      if (a.get("impl") == impl->name()) return {src, dst};
+      known += std::string(known.empty() ? "" : ", ") + impl->name();
+    }
+    throw Error("--impl '" + a.get("impl") + "' names no implementation (known: " + known + ")");
+  }
   return {src, dst};
 }
 
-int run_reorder(const Engine& engine, const Pair& pr, const std::string& input, const std::string& output, bool check,
-                const std::string& impl) {
-  for (const Layout* l : {&pr.src, &pr.dst}) check_fits_device(engine.info(), *l);  // before allocating the pattern
-  std::vector<uint8_t> src;
-  if (!input.empty()) {
-    std::ifstream in(input, std::ios::binary);
-    if (!in) throw Error("cannot read --input file '" + input + "'");
-    src.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-    if (static_cast<int64_t>(src.size()) != pr.src.bytes())
-      throw Error("--input file '" + input + "' holds " + std::to_string(src.size()) + " bytes but " +
-                  pr.src.describe() + " needs " + std::to_string(pr.src.bytes()));
-  } else {
-    src = make_pattern(pr.src);
+std::string errno_text() { return std::strerror(errno); }
+
+// The raw source of `run --input`: exactly `layout.bytes()` bytes. It reads one byte more than that at most,
+// so an endless file (/dev/zero) is refused instead of read until memory runs out.
+std::vector<uint8_t> read_input(const std::string& path, const Layout& layout) {
+  struct stat st;
+  if (stat(path.c_str(), &st) != 0) throw Error("cannot read --input file '" + path + "': " + errno_text());
+  if (S_ISDIR(st.st_mode)) throw Error("--input '" + path + "' is a directory, not a file");
+  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) throw Error("cannot read --input file '" + path + "': " + errno_text());
+  const size_t need = static_cast<size_t>(layout.bytes());
+  std::vector<uint8_t> buf(need + 1);
+  size_t got = 0;
+  while (got < buf.size()) {
+    const ssize_t n = read(fd, buf.data() + got, buf.size() - got);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      const std::string why = errno_text();
+      close(fd);
+      throw Error("cannot read --input file '" + path + "': " + why);
+    }
+    if (n == 0) break;
+    got += static_cast<size_t>(n);
   }
+  close(fd);
+  if (got > need)
+    throw Error("--input file '" + path + "' holds more than the " + std::to_string(need) + " bytes " +
+                layout.describe() + " needs");
+  if (got < need)
+    throw Error("--input file '" + path + "' holds " + std::to_string(got) + " bytes but " + layout.describe() +
+                " needs " + std::to_string(need));
+  buf.resize(need);
+  return buf;
+}
+
+// The `run --output` file: opened (without truncating) before any device work, so an unwritable path is
+// reported before a kernel runs; written only at the end, each write checked (/dev/full fails there); if this
+// run created the file and then failed, it is removed, so an error leaves nothing behind.
+class OutputFile {
+ public:
+  explicit OutputFile(std::string path) : path_(std::move(path)) {
+    struct stat st;
+    existed_ = stat(path_.c_str(), &st) == 0;
+    if (existed_ && S_ISDIR(st.st_mode)) throw Error("--output '" + path_ + "' is a directory, not a file");
+    fd_ = open(path_.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0666);
+    if (fd_ < 0) throw Error("cannot write --output file '" + path_ + "': " + errno_text());
+    regular_ = fstat(fd_, &st) == 0 && S_ISREG(st.st_mode);
+  }
+  OutputFile(const OutputFile&) = delete;
+  OutputFile& operator=(const OutputFile&) = delete;
+  ~OutputFile() {
+    if (fd_ >= 0) close(fd_);
+    if (!written_ && !existed_) unlink(path_.c_str());
+  }
+  void write_all(const std::vector<uint8_t>& data) {
+    if (regular_ && ftruncate(fd_, 0) != 0) fail();
+    for (size_t at = 0; at < data.size();) {
+      const ssize_t n = write(fd_, data.data() + at, data.size() - at);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) fail();
+      at += static_cast<size_t>(n);
+    }
+    const int rc = close(fd_);  // reports a write the kernel deferred
+    fd_ = -1;
+    if (rc != 0) fail();
+    written_ = true;
+  }
+
+ private:
+  [[noreturn]] void fail() { throw Error("cannot write --output file '" + path_ + "': " + errno_text()); }
+  std::string path_;
+  int fd_ = -1;
+  bool existed_ = false, regular_ = false, written_ = false;
+};
+
+int run_reorder(const Engine& engine, const Pair& pr, const std::string& input, OutputFile* output, bool check,
+                const std::string& impl) {
+  for (const Layout* l : {&pr.src, &pr.dst}) check_fits_device(engine.info(), *l);  // before allocating the source
+  const std::vector<uint8_t> src = input.empty() ? make_pattern(pr.src) : read_input(input, pr.src);
   std::printf("device: %s / %s (%s)\n", engine.info().platform.c_str(), engine.info().name.c_str(),
               engine.info().version.c_str());
   std::printf("reorder: %s -> %s\n", pr.src.describe().c_str(), pr.dst.describe().c_str());
@@ -234,11 +326,9 @@ int run_reorder(const Engine& engine, const Pair& pr, const std::string& input, 
   if (res.kernel_ms >= 0)
     std::printf("kernel: %.4f ms, %.2f GB/s (source + destination bytes / kernel time)\n", res.kernel_ms,
                 bytes / (res.kernel_ms * 1e-3) / 1e9);
-  if (!output.empty()) {
-    std::ofstream o(output, std::ios::binary);
-    o.write(reinterpret_cast<const char*>(out.data()), static_cast<std::streamsize>(out.size()));
-    if (!o) throw Error("cannot write --output file '" + output + "'");
-    std::printf("output: %zu bytes written to %s\n", out.size(), output.c_str());
+  if (output) {
+    output->write_all(out);
+    std::printf("output: %zu bytes written\n", out.size());
   }
   if (!check) return 0;
   std::vector<uint8_t> want(out.size(), 0xAB);
@@ -255,16 +345,20 @@ int run_reorder(const Engine& engine, const Pair& pr, const std::string& input, 
   return 0;
 }
 
-int cmd_run(const Args& a) {
+int cmd_run(const Args& a, const CliOptions& o) {
   Pair pr = pair_from(a);
+  if (o.dry_run) return 0;
+  std::unique_ptr<OutputFile> output;
+  if (a.has("output")) output = std::make_unique<OutputFile>(a.get("output"));
   Engine engine = Engine::open(a.get("device"));
-  return run_reorder(engine, pr, a.get("input"), a.get("output"), a.has("check"), a.get("impl"));
+  return run_reorder(engine, pr, a.get("input"), output.get(), a.has("check"), a.get("impl"));
 }
 
-int cmd_bench(const Args& a) {
+int cmd_bench(const Args& a, const CliOptions& o) {
   Pair pr = pair_from(a);
+  const int runs = static_cast<int>(a.count("runs", 25, 1, 100000));
+  if (o.dry_run) return 0;
   Engine engine = Engine::open(a.get("device"));
-  int runs = a.has("runs") ? static_cast<int>(parse_dims(a.get("runs")).at(0)) : 25;
   BenchResult r = bench_reorder(engine, pr.src, pr.dst, a.get("impl"), runs);
   if (a.has("json")) {
     std::printf("%s\n", r.json(pr.src, pr.dst).c_str());
@@ -283,14 +377,23 @@ int cmd_bench(const Args& a) {
   return 0;
 }
 
-int cmd_source(const Args& a) {
-  Pair pr = pair_from(a);
+// What a device would get when there is none (or a dry run opens none): a GPU's tuning.
+DeviceInfo typical_device() {
   DeviceInfo dev;
-  try {
-    dev = choose_device(a.get("device"));
-  } catch (const Error&) {
-    dev.max_work_group = 256;  // no device: print what a typical device would get
-    dev.type = "gpu";
+  dev.max_work_group = 256;
+  dev.type = "gpu";
+  return dev;
+}
+
+int cmd_source(const Args& a, const CliOptions& o) {
+  Pair pr = pair_from(a);
+  DeviceInfo dev = typical_device();
+  if (!o.dry_run) {
+    try {
+      dev = choose_device(a.get("device"));
+    } catch (const Error&) {
+      // no device: print what a typical device would get
+    }
   }
   for (const auto& [impl, reason] : KernelSelector::instance().explain(ReorderParams{pr.src, pr.dst, dev}))
     std::printf("// selector: %-8s %s\n", impl.c_str(), reason.empty() ? "accepts" : ("declines: " + reason).c_str());
@@ -303,55 +406,71 @@ int cmd_source(const Args& a) {
   return 0;
 }
 
-int cmd_demo() {
+int cmd_demo(const CliOptions& o) {
   std::printf("== clreorder demo: bfyx -> b_fs_yx_fsv16 (nChw16c) on an odd shape, checked on the device ==\n\n");
   std::printf("-- the layout: clreorder explain b_fs_yx_fsv16 --shape 1,3,1,2 --\n");
   const char* explain_argv[] = {"clreorder", "explain", "b_fs_yx_fsv16", "--shape", "1,3,1,2", "--limit", "20"};
-  int rc = cmd_explain(Args(7, const_cast<char**>(explain_argv), 2, {"shape", "limit"}, {}));
-  if (rc) return rc;
+  int rc = cmd_explain(Args(7, explain_argv, 2, {"shape", "limit"}, {}, 1), o);
+  if (rc || o.dry_run) return rc;
   std::printf("\n-- the reorder: clreorder run --from bfyx --to b_fs_yx_fsv16 --shape 3,19,5,7 --check --\n");
   Engine engine = Engine::open();
   Dims shape = {3, 19, 5, 7};
   Pair pr{Layout(Format::parse("bfyx"), DataType::f32, shape), Layout(Format::parse("b_fs_yx_fsv16"), DataType::f32, shape)};
-  rc = run_reorder(engine, pr, "", "", true, "");
+  rc = run_reorder(engine, pr, "", nullptr, true, "");
   if (rc == 0) std::printf("\ndemo: OK\n");
   return rc;
 }
 
+int dispatch(int argc, const char* const* argv, const CliOptions& o) {
+  const std::string cmd = argv[1];
+  const std::set<std::string> layout_opts = {"from", "to", "shape", "dtype", "to-dtype", "src-pad-lower", "src-pad-upper",
+                                             "dst-pad-lower", "dst-pad-upper", "device", "impl"};
+  if (cmd == "help" || cmd == "--help" || cmd == "-h") {
+    Args(argc, argv, 2, {}, {});
+    std::fputs(kUsage, stdout);
+    return 0;
+  }
+  if (cmd == "devices") {
+    Args(argc, argv, 2, {}, {});
+    return o.dry_run ? 0 : cmd_devices();
+  }
+  if (cmd == "formats") return cmd_formats(Args(argc, argv, 2, {}, {"json"}));
+  if (cmd == "explain") return cmd_explain(Args(argc, argv, 2, {"shape", "dtype", "pad-lower", "pad-upper", "at", "limit"}, {}, 1), o);
+  if (cmd == "source") return cmd_source(Args(argc, argv, 2, layout_opts, {}), o);
+  if (cmd == "run") {
+    std::set<std::string> opts = layout_opts;
+    opts.insert({"input", "output"});
+    return cmd_run(Args(argc, argv, 2, opts, {"check"}), o);
+  }
+  if (cmd == "bench") {
+    std::set<std::string> opts = layout_opts;
+    opts.insert("runs");
+    return cmd_bench(Args(argc, argv, 2, opts, {"json"}), o);
+  }
+  if (cmd == "demo") {
+    Args(argc, argv, 2, {}, {});
+    return cmd_demo(o);
+  }
+  throw Error("unknown command '" + cmd + "' (clreorder help lists them)");
+}
+
 }  // namespace
 
-int main(int argc, char** argv) {
+int run_cli(int argc, const char* const* argv, const CliOptions& options) {
   if (argc < 2) {
     std::fputs(kUsage, stderr);
     return 2;
   }
-  const std::string cmd = argv[1];
-  const std::set<std::string> layout_opts = {"from", "to", "shape", "dtype", "to-dtype", "src-pad-lower", "src-pad-upper",
-                                             "dst-pad-lower", "dst-pad-upper", "device", "impl"};
   try {
-    if (cmd == "help" || cmd == "--help" || cmd == "-h") {
-      std::fputs(kUsage, stdout);
-      return 0;
-    }
-    if (cmd == "devices") return cmd_devices();
-    if (cmd == "formats") return cmd_formats(Args(argc, argv, 2, {}, {"json"}));
-    if (cmd == "explain") return cmd_explain(Args(argc, argv, 2, {"shape", "dtype", "pad-lower", "pad-upper", "at", "limit"}, {}));
-    if (cmd == "source") return cmd_source(Args(argc, argv, 2, layout_opts, {}));
-    if (cmd == "run") {
-      std::set<std::string> opts = layout_opts;
-      opts.insert({"input", "output"});
-      return cmd_run(Args(argc, argv, 2, opts, {"check"}));
-    }
-    if (cmd == "bench") {
-      std::set<std::string> opts = layout_opts;
-      opts.insert("runs");
-      return cmd_bench(Args(argc, argv, 2, opts, {"json"}));
-    }
-    if (cmd == "demo") return cmd_demo();
-    std::fprintf(stderr, "clreorder: unknown command '%s'\n\n%s", cmd.c_str(), kUsage);
-    return 2;
+    return dispatch(argc, argv, options);
   } catch (const std::exception& e) {
+    std::fflush(stdout);
     std::fprintf(stderr, "clreorder: error: %s\n", e.what());
-    return 2;
+  } catch (...) {
+    std::fflush(stdout);
+    std::fprintf(stderr, "clreorder: error: an unexpected exception\n");
   }
+  return 2;
 }
+
+}  // namespace clreorder
