@@ -4,7 +4,7 @@
 #   --perf  also installs oneDNN (libdnnl-dev), which perf/ then times beside clreorder.
 set -euo pipefail
 
-pkgs=(cmake g++ make ocl-icd-opencl-dev opencl-headers opencl-clhpp-headers pocl-opencl-icd clinfo
+pkgs=(cmake g++ make ocl-icd-opencl-dev opencl-headers opencl-clhpp-headers pocl-opencl-icd clinfo oclgrind
       googletest libgtest-dev libbenchmark-dev)
 for arg in "$@"; do
   case "$arg" in

@@ -1,0 +1,152 @@
+// Every implementation forced, in the CPU and the GPU tuning, on small reorders across data, weights and
+// grouped formats, 8/16/32/64-bit types, conversions, tails, lower and upper paddings and non-zero buffer
+// offsets, checked byte for byte against the host reference inside guarded arguments.
+// ctest runs this binary under Oclgrind (tests/oclgrind_check.sh), where every memory access is checked and
+// each argument is a buffer of its own, so a read or write outside a layout fails the test even when the
+// bytes it moves are masked; it also runs on the default device like every device test.
+// CLREORDER_SWEEP_VERBOSE=1 prints each run before it starts (where a crash of the simulator stops).
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+
+#include "device_cases.hpp"
+#include "test_support.hpp"
+
+using namespace clreorder;
+using namespace clreorder_test;
+
+namespace {
+
+struct Sweep {
+  Case c;
+  size_t src_off = 0, dst_off = 0;  // elements
+};
+
+Format F(const char* name) { return format_from_name(name); }
+
+std::vector<Sweep> sweep_cases() {
+  using T = DataType;
+  return {
+      // Data: blocked tails, lower and upper paddings on either side, every element size, conversions.
+      {make_case(F("bfyx"), F("b_fs_yx_fsv16"), {3, 19, 5, 7}, T::f32, T::f32, {}, {}, {0, 0, 1, 1}, {0, 0, 1, 0}), 0, 3},
+      {make_case(F("b_fs_yx_fsv16"), F("bfyx"), {2, 19, 3, 4}, T::f16, T::f32, {0, 16, 0, 1}, {0, 0, 1, 0}), 1, 0},
+      {make_case(F("bfyx"), F("byxf"), {2, 13, 4, 8}, T::u8, T::u8), 3, 1},
+      {make_case(F("byxf"), F("bfyx"), {2, 24, 3, 3}, T::i8, T::f16, {0, 0, 0, 0}, {0, 0, 1, 1}), 0, 1},
+      {make_case(F("bfyx"), F("bs_fs_yx_bsv16_fsv16"), {17, 18, 2, 3}, T::f16, T::f16, {}, {}, {0, 0, 1, 1}), 0, 0},
+      {make_case(F("fs_b_yx_fsv32"), F("bfyx"), {3, 40, 2, 3}, T::f32, T::f32), 0, 0},
+      {make_case(F("bfzyx"), F("b_fs_zyx_fsv16"), {2, 19, 2, 3, 4}, T::bf16, T::f32, {0, 1, 1, 0, 2}, {1, 0, 0, 1, 0},
+                 {0, 2, 0, 1, 1}, {0, 1, 1, 0, 1}), 1, 2},
+      {make_case(F("bfyx"), F("b_fs_yx_fsv4"), {2, 7, 3, 5}, T::i64, T::i32, {}, {}, {}, {0, 2, 1, 1}), 1, 1},
+      {make_case(F("yxfb"), F("bs_fs_yx_bsv32_fsv16"), {17, 19, 2, 3}, T::i8, T::f32), 0, 0},
+      {make_case(F("bfyx"), F("bfyx"), {2, 3, 4, 16}, T::f32, T::bf16, {0, 0, 1, 0}, {}, {}, {0, 0, 0, 0}), 0, 1},
+      {make_case(F("byxf"), F("b_fs_yx_fsv32"), {2, 33, 3, 4}, T::i32, T::i64), 0, 0},
+      {make_case(F("bfyx"), F("b_fs_yx_fsv16"), {2, 32, 4, 4}, T::f32, T::f16), 0, 1},
+      {make_case(F("b_fs_yx_fsv16"), F("bfyx"), {2, 32, 7, 7}, T::u8, T::u8), 2, 0},
+      // Weights: tails on both block axes (33 x 17), int8 packed words, swizzles, fused y*x, 3D.
+      {make_case(F("oiyx"), F("os_is_yx_isv16_osv16"), {33, 17, 3, 3}), 0, 0},
+      {make_case(F("oiyx"), F("os_is_yx_osa4_isa8_osv8_isv4"), {32, 32, 3, 3}, T::i8, T::i8), 1, 0},
+      {make_case(F("oiyx"), F("os_is_yx_osv16_isv4"), {32, 20, 3, 3}, T::u8, T::u8), 0, 4},
+      {make_case(F("os_iyx_osv16"), F("oiyx"), {33, 17, 1, 1}, T::f16, T::f32), 0, 0},
+      {make_case(F("oiyx"), F("os_is_yx_osv32_isv4_swizzled_by_2"), {33, 17, 3, 3}, T::i8, T::i8, {1, 0, 0, 0}), 0, 0},
+      {make_case(F("b_fs_zyx_fsv4"), F("is_os_zyx_isv16_osv16"), {4, 9, 11, 5, 1}, T::u8, T::bf16, {}, {}, {},
+                 {0, 1, 1, 1, 2}), 0, 0},
+      {make_case(F("oiyx"), F("i_yxs_os_yxsv2_osv16"), {33, 17, 3, 3}, T::f32, T::f32, {}, {}, {2, 0, 1, 0}), 0, 0},
+      {make_case(F("oiyx"), F("bfyx"), {16, 4, 1, 17}, T::f16, T::f16), 0, 0},
+      // Grouped weights: depthwise, group tails.
+      {make_case(F("goiyx"), F("gs_oiyx_gsv16"), {32, 1, 1, 3, 3}), 0, 0},
+      {make_case(F("goiyx"), F("g_os_is_yx_isv16_osv16"), {3, 33, 17, 3, 3}, T::f16, T::f16), 0, 0},
+      {make_case(F("gs_oiyx_gsv16"), F("goiyx"), {19, 2, 3, 3, 3}, T::i8, T::i8), 0, 0},
+      {make_case(F("goiyx"), F("g_os_is_yx_osv16_isv4"), {2, 16, 8, 3, 3}, T::i8, T::i8), 0, 0},
+  };
+}
+
+// The device a kernel is generated for: this one, with the tuning (and cache size) overridden.
+DeviceInfo tuned(const Engine& e, const char* tuning, uint64_t cache_bytes) {
+  DeviceInfo d = e.info();
+  d.type = tuning;
+  d.cache_bytes = cache_bytes;
+  return d;
+}
+
+struct Planned {
+  const Sweep* sweep;
+  KernelData kd;
+  std::string what;
+};
+
+// Compiles every kernel in one program (PoCL builds a program in one go, then each kernel at its first
+// launch), then runs each against the host reference.
+int run_all(const Engine& e, const std::vector<Planned>& planned) {
+  std::vector<KernelSource> sources;
+  for (const Planned& p : planned) sources.push_back(p.kd.source);
+  ProgramCache::instance().build(e.context(), e.device(), sources);
+  int failures = 0;
+  for (const Planned& p : planned) {
+    if (std::getenv("CLREORDER_SWEEP_VERBOSE")) std::printf("%s %s %s\n", p.kd.impl.c_str(), p.what.c_str(), p.sweep->c.label.c_str());
+    const std::string err = run_planned(e, p.sweep->c, p.kd, p.sweep->dst_off, p.sweep->src_off);
+    if (!err.empty() && ++failures <= 20) ADD_FAILURE() << p.what << ": " << err;
+  }
+  return failures;
+}
+
+}  // namespace
+
+// Under tests/oclgrind_check.sh the device must be Oclgrind's: a run that silently found another device
+// would check nothing.
+TEST(Sweep, RunsWhereItIsMeantTo) {
+  REQUIRE_DEVICE(e);
+  const char* expect = std::getenv("CLREORDER_EXPECT_OCLGRIND");
+  if (expect && std::string(expect) == "1") {
+    EXPECT_TRUE(on_oclgrind(*e)) << "device: " << e->info().platform;
+  }
+}
+
+// Every implementation that accepts each case, forced, in both tunings; tiled also with a cache so small
+// that its stores stream, and every case once more in 64-bit index arithmetic.
+// Every implementation that accepts each case, forced, in both tunings; tiled also with a cache so small
+// that its stores stream.
+TEST(Sweep, EveryImplementationInBothTunings) {
+  REQUIRE_DEVICE(e);
+  const std::vector<Sweep> cases = sweep_cases();
+  std::vector<Planned> planned;
+  std::map<std::string, int> per_impl;
+  for (const Sweep& s : cases)
+    for (const auto& impl : KernelSelector::instance().impls())
+      for (const char* tuning : {"cpu", "gpu"}) {
+        std::vector<uint64_t> caches = {e->info().cache_bytes};
+        if (std::string(impl->name()) == "tiled") caches.push_back(1);
+        for (uint64_t cache : caches) {
+          const DeviceInfo dev = tuned(*e, tuning, cache);
+          if (!impl->reject(ReorderParams{s.c.src, s.c.dst, dev}).empty()) continue;
+          planned.push_back({&s, plan_reorder(dev, s.c.src, s.c.dst, impl->name()),
+                             std::string(tuning) + " tuning, cache " + std::to_string(cache)});
+          ++per_impl[impl->name()];
+        }
+      }
+  for (const auto& impl : KernelSelector::instance().impls()) EXPECT_GT(per_impl[impl->name()], 0) << impl->name();
+  const int failures = run_all(*e, planned);
+  EXPECT_EQ(failures, 0) << "of " << planned.size() << " runs";
+  std::printf("sweep: %zu cases, %zu runs (case x implementation x tuning x cache), %d failed\n", cases.size(),
+              planned.size(), failures);
+}
+
+// Every case once more in 64-bit index arithmetic, on every implementation that accepts it.
+TEST(Sweep, SixtyFourBitIndicesOnEveryImplementation) {
+  REQUIRE_DEVICE(e);
+  const std::vector<Sweep> cases = sweep_cases();
+  std::vector<Planned> planned;
+  setenv("CLREORDER_INDEX_BITS", "64", 1);
+  for (const Sweep& s : cases)
+    for (const auto& impl : KernelSelector::instance().impls()) {
+      const DeviceInfo dev = tuned(*e, "gpu", 0);
+      if (!impl->reject(ReorderParams{s.c.src, s.c.dst, dev}).empty()) continue;
+      planned.push_back({&s, plan_reorder(dev, s.c.src, s.c.dst, impl->name()), "64-bit indices"});
+      EXPECT_NE(planned.back().kd.source.code.find("#define IDX_T long"), std::string::npos) << s.c.label;
+    }
+  unsetenv("CLREORDER_INDEX_BITS");
+  const int failures = run_all(*e, planned);
+  EXPECT_EQ(failures, 0) << "of " << planned.size() << " runs";
+  std::printf("sweep: %zu runs with 64-bit indices, %d failed\n", planned.size(), failures);
+}
