@@ -72,6 +72,8 @@ class Args {
         continue;
       }
       if (i + 1 >= argc) throw Error("option " + a + " needs a value");
+      if (std::string(argv[i + 1]).rfind("--", 0) == 0)
+        throw Error("option " + a + " needs a value, not the option '" + argv[i + 1] + "'");
       values_[key] = argv[++i];
       if (values_[key].empty()) throw Error("option " + a + " is empty");
     }

@@ -1,0 +1,180 @@
+// The CLI binary on malformed arguments: each exits with status 2 and prints one line naming the offending
+// value, and a `run` given --output leaves no file behind. The binary runs as a subprocess (its path comes
+// from CMake), so exit statuses, streams and files are what a user sees.
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "test_support.hpp"
+
+namespace {
+
+struct Result {
+  int status = -1;
+  std::string out, err;
+};
+
+std::string slurp(const std::string& path) {
+  std::ifstream f(path);
+  std::stringstream s;
+  s << f.rdbuf();
+  return s.str();
+}
+
+std::string quote(const std::string& a) {
+  std::string q = "'";
+  for (char c : a) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
+
+std::string temp_dir() {
+  static std::string dir = [] {
+    char tmpl[] = "/tmp/clreorder-cli-test.XXXXXX";
+    const char* d = mkdtemp(tmpl);
+    return std::string(d ? d : "/tmp");
+  }();
+  return dir;
+}
+
+// Runs the CLI with `args` (and `env`, "VAR=value" words) in a shell, capturing both streams.
+Result run(const std::vector<std::string>& args, const std::string& env = "") {
+  const std::string out = temp_dir() + "/stdout", err = temp_dir() + "/stderr";
+  std::string cmd = (env.empty() ? "" : "env " + env + " ") + quote(CLREORDER_CLI_PATH);
+  for (const std::string& a : args) cmd += " " + quote(a);
+  cmd += " >" + out + " 2>" + err + " </dev/null";
+  const int rc = std::system(cmd.c_str());
+  return Result{WIFEXITED(rc) ? WEXITSTATUS(rc) : -1, slurp(out), slurp(err)};
+}
+
+// Lines of stderr that are ours: an OpenCL compiler may add its own ("N warnings generated.").
+std::vector<std::string> our_lines(const std::string& err) {
+  std::vector<std::string> out;
+  std::stringstream s(err);
+  for (std::string line; std::getline(s, line);)
+    if (line.find("warnings generated") == std::string::npos && line.find("warning generated") == std::string::npos)
+      out.push_back(line);
+  return out;
+}
+
+struct Bad {
+  std::vector<std::string> args;
+  std::string says;  // expected in the one error line
+  std::string env = "";
+};
+
+}  // namespace
+
+TEST(Cli, EveryMalformedArgumentIsNamedOnOneLineAndWritesNothing) {
+  const std::string dir = temp_dir(), small = dir + "/three_bytes", sub = dir + "/a_directory";
+  std::ofstream(small) << "abc";
+  mkdir(sub.c_str(), 0755);
+  const std::vector<std::string> pair = {"--from", "bfyx", "--to", "byxf", "--shape", "1,2,3,4"};
+  auto run_with = [&](std::vector<std::string> extra) {
+    std::vector<std::string> a = {"run"};
+    a.insert(a.end(), pair.begin(), pair.end());
+    a.insert(a.end(), extra.begin(), extra.end());
+    return a;
+  };
+  const std::vector<Bad> bad = {
+      {{"explain", "b_fs_yx_fsq16", "--shape", "1,2,3,4"}, "bad format name 'b_fs_yx_fsq16': unknown part 'fsq16'"},
+      {{"explain", "b_fs_yx_fsv65536_fsv65536_fsv65536_fsv65536", "--shape", "1,1,1,1"}, "multiply to more than 2^31"},
+      {{"explain", "os_iyx_osv16__ao999999999__ao999999999", "--shape", "1,1,1,1"}, "'__ao999999999'"},
+      {{"explain", "os_iyx_osv16_swizzled_by_3", "--shape", "1,1,1,1"}, "swizzle factor 3 does not divide"},
+      {{"explain", "bfyx", "--shape", "1,2,3,4", "--at", "9,9,9,9"}, "coordinate 9,9,9,9 is outside shape 1,2,3,4"},
+      {{"explain", "bfyx", "--shape", "1,2,3,4", "--limit", "x"}, "--limit 'x'"},
+      {{"explain", "bfyx", "--shape", "1,2,3,4", "--limit", "99999999"}, "--limit '99999999'"},
+      {{"explain", "--shape", "1,2,3,4"}, "explain takes one FORMAT"},
+      {{"explain", "bfyx", "byxf", "--shape", "1,2,3,4"}, "unexpected argument 'byxf'"},
+      {{"explain", "winograd_2x3_s1_data", "--shape", "1,2,3,4"}, "format 'winograd_2x3_s1_data' is not supported"},
+      {{"frobnicate"}, "unknown command 'frobnicate'"},
+      {{"devices", "--json"}, "unknown option '--json'"},
+      {{"run", "--from", "bfyx", "--to", "byxf", "--shape", "2,3,4"}, "shape 2,3,4 has 3 dims but format bfyx has rank 4"},
+      {{"run", "--from", "bfyx", "--to", "byxf", "--shape", "1,2,,4"}, "part '' is not a non-negative integer"},
+      {{"run", "--from", "bfyx", "--to", "byxf", "--shape", "1,2,3,9999999999999999"}, "part '9999999999999999'"},
+      {{"run", "--from", "bfyx", "--to", "byxf", "--shape", "2,0,4,5"}, "dim 1 (f) is 0"},
+      {{"run", "--from", "bfyx", "--to", "byxf", "--shape", "4096,4096,256,256"}, "over the largest buffer device"},
+      {{"run", "--from", "goiyx", "--to", "bfyx", "--shape", "1,2,3,4"}, "shape 1,2,3,4 has 4 dims but format goiyx"},
+      {{"run", "--from", "goiyx", "--to", "bfzyx", "--shape", "1,2,3,4,5"}, "cannot reorder goiyx"},
+      {{"run", "--from", "bfyx", "--to", "byxf"}, "missing option --shape"},
+      {{"run", "--to", "byxf", "--shape", "1,2,3,4"}, "missing option --from"},
+      {{"run", "--from", "bfyx", "--to", "byxf", "--shape"}, "option --shape needs a value"},
+      {run_with({"--shape", "1,2,3,4"}), "option --shape is given twice"},
+      {run_with({"--shpe", "1,2,3,4"}), "unknown option '--shpe'"},
+      {run_with({"extra"}), "unexpected argument 'extra'"},
+      {run_with({"--dtype", "f64"}), "unknown data type 'f64'"},
+      {run_with({"--to-dtype", "bf17"}), "unknown data type 'bf17'"},
+      {run_with({"--dtype", ""}), "option --dtype is empty"},
+      {run_with({"--src-pad-lower", "-1,0,0,0"}), "part '-1' is not a non-negative integer"},
+      {run_with({"--dst-pad-upper", "0,1"}), "must have 4 values"},
+      {run_with({"--dst-pad-upper", "0,999999999999999,0,0"}), "with padding lower 0,0,0,0 upper 0,999999999999999,0,0"},
+      {run_with({"--dst-pad-upper", "0,99999999999999,99999999999999,0"}), "upper 0,99999999999999,99999999999999,0"},
+      {run_with({"--impl", ""}), "option --impl is empty"},
+      {run_with({"--impl", "nope"}), "--impl 'nope' names no implementation"},
+      {run_with({"--impl", "lanes"}), "implementation 'lanes' declines"},
+      {run_with({"--device", "no-such-device"}), "'no-such-device' matches no OpenCL device"},
+      {run_with({"--device", "999"}), "'999' matches no OpenCL device"},
+      {run_with({"--input", "/dev/zero"}), "--input file '/dev/zero' holds more than the 96 bytes"},
+      {run_with({"--input", sub}), "--input '" + sub + "' is a directory"},
+      {run_with({"--input", dir + "/missing"}), "cannot read --input file '" + dir + "/missing'"},
+      {run_with({"--input", small}), "--input file '" + small + "' holds 3 bytes but"},
+      {run_with({"--output", "/dev/full"}), "cannot write --output file '/dev/full'"},
+      {run_with({"--output", dir + "/missing/out.bin"}), "cannot write --output file '" + dir + "/missing/out.bin'"},
+      {run_with({"--output", sub}), "--output '" + sub + "' is a directory"},
+      {run_with({}), "CLREORDER_INDEX_BITS='13'", "CLREORDER_INDEX_BITS=13"},
+      {run_with({}), "CLREORDER_TUNING='fast'", "CLREORDER_TUNING=fast"},
+      {run_with({}), "unknown reorder implementation 'nope'", "CLREORDER_FORCE_IMPL=nope"},
+      {run_with({}), "CLREORDER_DEVICE 'nope' matches no OpenCL device", "CLREORDER_DEVICE=nope"},
+      {{"bench", "--from", "bfyx", "--to", "byxf", "--shape", "1,2,3,4", "--runs", "0"}, "--runs '0'"},
+      {{"bench", "--from", "bfyx", "--to", "byxf", "--shape", "1,2,3,4", "--runs", "99999999999999999999"},
+       "--runs '99999999999999999999'"},
+      {{"source", "--from", "bfyx", "--to", "b_fs_yx_fsv16", "--shape", "2,19,3,3", "--impl", "staged"},
+       "implementation 'staged' declines"},
+  };
+  int n = 0;
+  for (const Bad& b : bad) {
+    std::vector<std::string> args = b.args;
+    // Every run also names an output file: nothing may appear there.
+    const std::string out = dir + "/out_" + std::to_string(n++) + ".bin";
+    const bool has_output = std::find(args.begin(), args.end(), "--output") != args.end();
+    if (args.front() == "run" && !has_output) args.insert(args.end(), {"--output", out});
+    const Result r = run(args, b.env);
+    std::string cmd;
+    for (const std::string& a : args) cmd += " " + a;
+    EXPECT_EQ(r.status, 2) << cmd << "\n" << r.err;
+    const std::vector<std::string> lines = our_lines(r.err);
+    ASSERT_EQ(lines.size(), 1u) << cmd << "\n" << r.err;
+    EXPECT_EQ(lines[0].rfind("clreorder: error: ", 0), 0u) << cmd << ": " << lines[0];
+    EXPECT_NE(lines[0].find(b.says), std::string::npos) << cmd << ": expected '" << b.says << "' in: " << lines[0];
+    struct stat st;
+    EXPECT_NE(stat(out.c_str(), &st), 0) << cmd << ": wrote " << out;
+  }
+  std::printf("cli: %zu malformed invocations\n", bad.size());
+  // An existing --output file keeps its bytes when the run fails.
+  const std::string keep = dir + "/keep.bin";
+  std::ofstream(keep) << "kept";
+  EXPECT_EQ(run(run_with({"--impl", "lanes", "--output", keep})).status, 2);
+  EXPECT_EQ(slurp(keep), "kept");
+}
+
+// The same invocations that must fail, done right, succeed; so the failures above are about the value named.
+TEST(Cli, WellFormedInvocationsSucceed) {
+  REQUIRE_DEVICE(e);
+  const std::string dir = temp_dir(), out = dir + "/good.bin", in = dir + "/input.bin";
+  Result r = run({"run", "--from", "bfyx", "--to", "byxf", "--shape", "1,2,3,4", "--output", out, "--check"});
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("check: OK"), std::string::npos) << r.out;
+  EXPECT_EQ(slurp(out).size(), 96u);
+  std::ofstream(in, std::ios::binary) << std::string(96, '\x01');
+  r = run({"run", "--from", "bfyx", "--to", "byxf", "--shape", "1,2,3,4", "--input", in, "--check"});
+  EXPECT_EQ(r.status, 0) << r.err;
+  r = run({"explain", "bfyx", "--shape", "1,2,3,4", "--limit", "3"});
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("... 21 more"), std::string::npos) << r.out;
+}
