@@ -203,7 +203,7 @@ std::vector<std::string> row_loops(const ReorderParams& p, const Permutation& pe
   body.push_back("for (IDX_T ib = 0; ib < " + num(b.length()) + "; ++ib) {");
   if (!wr.empty()) body.push_back("  if (!(" + join_and(wr) + ")) continue;");
   body.push_back("  const bool ok = " + join_and(ok) + ";");
-  body.push_back("  for (int ia = 0; ia < " + num(a.length()) + "; ia += " + V + ") {");
+  body.push_back("  for (IDX_T ia = 0; ia < " + num(a.length()) + "; ia += " + V + ") {");
   body.push_back("    " + vstore_stmt(p.dst.data_type(), vec,
                                        "ok ? CONVERT_V(" + vload_expr(p.src.data_type(), vec, "src + s_off + " + b.src_offset("ib") + " + ia", src_packable) + ") : (" + dt + ")0",
                                        "dst + d_off + " + b.dst_offset("ib") + " + ia", align));

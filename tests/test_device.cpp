@@ -5,7 +5,9 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <climits>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <functional>
 #include <limits>
@@ -139,6 +141,46 @@ TEST(Device, SixtyFourBitIndexPath) {
   EXPECT_NE(plan_reorder(e->info(), cases[0].src, cases[0].dst).source.code.find("#define IDX_T long"), std::string::npos);
   run_batch(*e, cases);
   unsetenv("CLREORDER_INDEX_BITS");
+}
+
+// The 64-bit path where it is chosen, not forced: the largest u8 bfyx -> byxf tensor one allocation of this
+// device holds (1 GiB on PoCL here: 2^30 elements, past the 32-bit threshold). Every destination byte is
+// compared with the source byte it must hold, found by plain nested loops (the host reference would take
+// minutes at this size); the source is random, so misplaced bytes show.
+TEST(Device, SixtyFourBitIndicesOnTheLargestTensorTheDeviceAllows) {
+  REQUIRE_DEVICE(e);
+  const int64_t F = 64, X = 4096;
+  const int64_t Y = std::min<int64_t>(4096, static_cast<int64_t>(e->info().max_alloc / static_cast<uint64_t>(F * X)));
+  ASSERT_GT(Y, 0);
+  const Layout src(Format::parse("bfyx"), DataType::u8, {1, F, Y, X}), dst(Format::parse("byxf"), DataType::u8, {1, F, Y, X});
+  const KernelData kd = plan_reorder(e->info(), src, dst);
+  const bool wide = kd.source.code.find("#define IDX_T long") != std::string::npos;
+  EXPECT_EQ(wide, src.elements() >= INT32_MAX / 2) << kd.impl << " on " << src.describe();
+  std::printf("largest tensor: %s, %lld bytes, %s, %s indices\n", src.describe().c_str(),
+              static_cast<long long>(src.bytes()), kd.impl.c_str(), wide ? "64-bit" : "32-bit");
+  const size_t n = static_cast<size_t>(src.bytes());
+  std::vector<uint8_t> in(n);
+  uint64_t s = 0x9E3779B97F4A7C15ull;
+  for (size_t i = 0; i < n; i += 8) {
+    s ^= s << 13, s ^= s >> 7, s ^= s << 17;
+    std::memcpy(in.data() + i, &s, std::min<size_t>(8, n - i));
+  }
+  std::vector<uint8_t> out;
+  {
+    cl::Buffer sb(e->context(), CL_MEM_READ_ONLY, n), db(e->context(), CL_MEM_WRITE_ONLY, n);
+    e->queue().enqueueWriteBuffer(sb, CL_TRUE, 0, n, in.data());
+    reorder(*e, sb, 0, src, db, 0, dst);
+    out.resize(n);
+    e->queue().enqueueReadBuffer(db, CL_TRUE, 0, n, out.data());
+  }
+  size_t bad = 0, first = 0;
+  for (int64_t f = 0; f < F; ++f)
+    for (int64_t y = 0; y < Y; ++y)
+      for (int64_t x = 0; x < X; ++x) {
+        const size_t at = static_cast<size_t>((y * X + x) * F + f);
+        if (out[at] != in[static_cast<size_t>((f * Y + y) * X + x)] && bad++ == 0) first = at;
+      }
+  EXPECT_EQ(bad, 0u) << "first wrong destination byte " << first;
 }
 
 TEST(Device, ByteOffsetsInsideBuffers) {
