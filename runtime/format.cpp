@@ -256,12 +256,18 @@ void Format::finish(const std::string& name) {
         out.push_back(g);
         continue;
       }
+      // A block digit of the swizzled index is a digit of o only where its bounds meet the split at hi = P/N
+      // exactly: each bound divides hi or is a multiple of it (tile 6 by 2 splits at 3, against bounds 2 and 6,
+      // and would give a plan that maps two o values to one slot).
       std::vector<int64_t> bounds = {g.divisor, g.divisor * g.extent};
+      for (int64_t b : bounds)
+        if (b % hi != 0 && hi % b != 0)
+          fail(name, "swizzle by " + std::to_string(n) + " splits the o tile " + std::to_string(tile) + " at " +
+                         std::to_string(hi) + ", which the o block bound " + std::to_string(b) + " does not align with");
       if (hi > g.divisor && hi < g.divisor * g.extent) bounds.insert(bounds.begin() + 1, hi);
       for (size_t b = bounds.size() - 1; b > 0; --b) {
         int64_t lo_w = bounds[b - 1], hi_w = bounds[b], ext = hi_w / lo_w;
         if (lo_w >= hi) {
-          if (lo_w % hi) fail(name, "swizzle does not align with the o blocks");
           out.push_back(Digit{od, lo_w / hi, ext});
         } else {
           out.push_back(Digit{od, n * lo_w, ext});

@@ -2,6 +2,7 @@
 // the offset model as a bijection, and the element conversions.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -14,6 +15,7 @@
 #include "clreorder/format.hpp"
 #include "clreorder/layout.hpp"
 #include "clreorder/reference.hpp"
+#include "random_formats.hpp"
 #include "test_support.hpp"
 
 using namespace clreorder;
@@ -291,4 +293,54 @@ TEST(Pattern, IsTheLogicalIndexWithZeroPadding) {
   int32_t pad;
   std::memcpy(&pad, buf.data() + 3 * 4, 4);
   EXPECT_EQ(pad, 0);
+}
+
+// Every name the grammar accepts gives a plan that is a bijection: over its digit tuples each logical
+// coordinate appears exactly once, at the offset the plan's offset() gives, every offset inside the layout
+// and none twice. Random names from the grammar (tests/random_formats.hpp), shapes and paddings; a swizzle
+// that split the o tile off its block bounds once mapped two o values to one slot.
+TEST(Plan, EveryGeneratedNameIsABijection) {
+  clreorder_test::Draw d(20261123);
+  const FormatKind kinds[] = {FormatKind::data, FormatKind::weights, FormatKind::grouped_weights};
+  int checked = 0;
+  for (int n = 0; n < 3000; ++n) {
+    // Half the draws are weights, where swizzles and fused y*x occur.
+    const FormatKind kind = d.chance(0.5) ? FormatKind::weights : kinds[d.in(0, 2)];
+    const int rank = static_cast<int>(kind == FormatKind::data ? d.in(2, 6) : kind == FormatKind::weights ? d.in(2, 5) : d.in(3, 6));
+    std::string name;
+    const Format f = clreorder_test::random_format(d, kind, rank, &name);
+    Dims dims, lo, up;
+    for (int a = 0; a < rank; ++a) {
+      dims.push_back(d.in(1, 7));
+      lo.push_back(d.chance(0.2) ? d.in(1, 2) : 0);
+      up.push_back(d.chance(0.2) ? d.in(1, 2) : 0);
+    }
+    const Layout l(f, DataType::f32, dims, lo, up);
+    if (l.elements() > 200000) continue;
+    ++checked;
+    std::vector<int> hits(static_cast<size_t>(l.logical_elements()), 0), slots(static_cast<size_t>(l.elements()), 0);
+    int64_t off, c[8];
+    bool ok = true;
+    for (int64_t p = 0; p < l.plan().digit_space && ok; ++p) {
+      const bool valid = l.plan().decode(p, &off, c);
+      ok = off >= 0 && off < l.elements() && slots[static_cast<size_t>(off)]++ == 0;
+      EXPECT_TRUE(ok) << name << " " << l.describe() << ": tuple " << p << " at offset " << off;
+      if (!valid || !ok) continue;
+      int64_t linear = 0;
+      for (int a = 0; a < rank; ++a) linear = linear * dims[static_cast<size_t>(a)] + c[a];
+      ++hits[static_cast<size_t>(linear)];
+      ok = l.plan().offset(c) == off;
+      EXPECT_TRUE(ok) << name << " " << l.describe() << ": offset() disagrees with decode() at tuple " << p;
+    }
+    EXPECT_TRUE(std::all_of(hits.begin(), hits.end(), [](int h) { return h == 1; }))
+        << name << " " << l.describe() << ": some coordinate is not held exactly once";
+  }
+  EXPECT_GT(checked, 2000);
+}
+
+TEST(Grammar, SwizzlesMustAlignWithTheOBlocks) {
+  EXPECT_NE(error_of([] { Format::parse("os_osv3_is_osv2_isv16_x_isv4_swizzled_by_2"); }).find("splits the o tile 6 at 3"),
+            std::string::npos);
+  EXPECT_NO_THROW(Format::parse("os_is_yx_osa4_isa8_osv8_isv4_swizzled_by_4"));
+  EXPECT_NO_THROW(Format::parse("os_osv6_is_osv2_isv16_x_isv4_swizzled_by_2"));  // splits 12 at 6: bounds 2 and 12
 }
