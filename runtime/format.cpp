@@ -17,7 +17,6 @@ namespace clreorder {
 
 namespace {
 
-constexpr const char* kDataAxes = "bfvuwzyx";
 constexpr const char* kAxisLetters = "bfvuwzyxoig";
 
 bool is_axis_letter(char c) { return c != '\0' && std::string(kAxisLetters).find(c) != std::string::npos; }

@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Installs clreorder's build and test dependencies from Debian, only what is missing.
-# Idempotent and quiet when everything is already present.
+# Idempotent and quiet when everything is already present. oclgrind is the second OpenCL implementation the
+# tests run on (a simulated GPU that checks every access); clang and libclang-rt build the libFuzzer targets.
 #   --perf  also installs oneDNN (libdnnl-dev), which perf/ then times beside clreorder.
 set -euo pipefail
 
 pkgs=(cmake g++ make ocl-icd-opencl-dev opencl-headers opencl-clhpp-headers pocl-opencl-icd clinfo oclgrind
-      googletest libgtest-dev libbenchmark-dev)
+      googletest libgtest-dev libbenchmark-dev clang libclang-rt-14-dev)
 for arg in "$@"; do
   case "$arg" in
     --perf) pkgs+=(libdnnl-dev) ;;

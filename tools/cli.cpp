@@ -463,14 +463,15 @@ int run_cli(int argc, const char* const* argv, const CliOptions& options) {
     std::fputs(kUsage, stderr);
     return 2;
   }
+  std::FILE* err = options.errors ? options.errors : stderr;
   try {
     return dispatch(argc, argv, options);
   } catch (const std::exception& e) {
     std::fflush(stdout);
-    std::fprintf(stderr, "clreorder: error: %s\n", e.what());
+    std::fprintf(err, "clreorder: error: %s\n", e.what());
   } catch (...) {
     std::fflush(stdout);
-    std::fprintf(stderr, "clreorder: error: an unexpected exception\n");
+    std::fprintf(err, "clreorder: error: an unexpected exception\n");
   }
   return 2;
 }

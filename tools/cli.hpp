@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstdio>
 
 namespace clreorder {
 
@@ -12,6 +13,8 @@ struct CliOptions {
   bool dry_run = false;
   /// Most lines `explain` prints (its --limit may not ask for more).
   int64_t max_explain_lines = 1000000;
+  /// Where the error line goes (stderr when null); the fuzzer sends it away, keeping stderr for the sanitizers.
+  std::FILE* errors = nullptr;
 };
 
 /// Runs `clreorder argv[1] ...`; returns the exit status (0 ok, 1 a failed --check, 2 bad input or an error,
