@@ -215,6 +215,15 @@ TEST(Model, LayoutErrorsNameTheValue) {
   EXPECT_NE(error_of([] { L("bfyx", {2, 3, 4, 4}, {0, 0}); }).find("must have 4 values"), std::string::npos);
   EXPECT_NE(error_of([] { L("bfyx", {1 << 20, 1 << 20, 1 << 20, 4}); }).find("too large"), std::string::npos);
   EXPECT_NE(error_of([] { L("bfyx", {2, 3, 4, 4}).offset({0, 3, 0, 0}); }).find("outside shape"), std::string::npos);
+  // Sizes near int64's end, which only the API can pass: named, never wrapped.
+  const int64_t huge = std::numeric_limits<int64_t>::max();
+  EXPECT_NE(error_of([&] { L("bfyx", {1, 1, 1, 1}, {0, huge, 0, 0}); }).find("padding of axis f (lower 9223372036854775807, upper 0)"),
+            std::string::npos);
+  EXPECT_NE(error_of([&] { L("bfyx", {1, 1, 1, 1}, {}, {0, 0, huge, huge}); }).find("padding of axis y"), std::string::npos);
+  EXPECT_NE(error_of([&] { L("bfyx", {huge, 1, 1, 1}); }).find("dim 0 (b) is 9223372036854775807, over 2^50"), std::string::npos);
+  EXPECT_NE(error_of([] { L("b_fs_yx_fsv65536_fsv65536_fsv65536_fsv65536", {1, 1, 1, 1}); }).find("multiply to more than 2^31"),
+            std::string::npos);
+  EXPECT_NE(error_of([] { L("b_fs_yx_fsv1048576_fsv1024__af387420489", {1, 1, 1, 1}); }).find("over 2^50"), std::string::npos);
   EXPECT_NE(error_of([] { parse_dims("3,x,4"); }).find("'x'"), std::string::npos);
   EXPECT_NE(error_of([] { parse_data_type("f64"); }).find("'f64'"), std::string::npos);
   EXPECT_NE(error_of([] {
