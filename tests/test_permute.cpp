@@ -104,15 +104,20 @@ Layout L(const std::string& f, const Dims& d, Dims lo = {}, Dims up = {}) {
   return Layout(format_from_name(f), DataType::f32, d, std::move(lo), std::move(up));
 }
 
-}  // namespace
-
-TEST(Permutation, AgreesWithBothPlansOnDataPairs) {
+std::vector<std::string> rank4_data_names() {
   std::vector<std::string> names;
   for (const FormatEntry& e : registry()) {
     if (!e.unsupported.empty()) continue;
     Format f = Format::parse(e.name);
     if (f.kind() == FormatKind::data && f.rank() == 4) names.push_back(e.name);
   }
+  return names;
+}
+
+}  // namespace
+
+TEST(Permutation, AgreesWithBothPlansOnDataPairs) {
+  const std::vector<std::string> names = rank4_data_names();
   for (const std::string& a : names)
     for (const std::string& b : names) {
       std::string err = check_permutation(L(a, {3, 19, 5, 7}), L(b, {3, 19, 5, 7}));
@@ -123,12 +128,7 @@ TEST(Permutation, AgreesWithBothPlansOnDataPairs) {
 // The same pairs with lower and upper paddings on either side (lower differences that are multiples of the
 // source blocks; others decline), so tuples reach padding the source lacks or holds.
 TEST(Permutation, AgreesWithBothPlansOnPaddedDataPairs) {
-  std::vector<std::string> names;
-  for (const FormatEntry& e : registry()) {
-    if (!e.unsupported.empty()) continue;
-    Format f = Format::parse(e.name);
-    if (f.kind() == FormatKind::data && f.rank() == 4) names.push_back(e.name);
-  }
+  const std::vector<std::string> names = rank4_data_names();
   const Dims pads[][4] = {{{0, 0, 1, 1}, {0, 0, 0, 0}, {0, 0, 0, 0}, {0, 0, 2, 1}},
                           {{0, 0, 0, 0}, {1, 0, 2, 1}, {1, 0, 1, 1}, {0, 3, 0, 2}},
                           {{0, 32, 0, 2}, {0, 1, 1, 0}, {0, 0, 2, 0}, {2, 1, 0, 0}}};
