@@ -14,8 +14,8 @@ class Jit;
 /// names the kernel <prefix>_<hash of its generated text>, and that name becomes kd's entry point.
 Jit reorder_jit(const ReorderParams& p, const std::string& prefix, KernelData& kd);
 
-/// Fills kd's source from the template (named by its text) and its launch shape: `count` work-items rounded up to a multiple
-/// of the local size `local` (capped by the device).
+/// Fills kd's source from the template (named by its text) and its launch shape: `count` work-items rounded
+/// up to a multiple of the local size `local` (capped by the device).
 void finish_kernel(KernelData& kd, const Jit& jit, const char* template_file, size_t count, size_t local,
                    const DeviceInfo& device);
 

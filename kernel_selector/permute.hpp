@@ -34,8 +34,6 @@ struct PermAxis {
   int64_t read_lo = 0, read_hi = 0;
   int64_t span = 0;         ///< the iteration's range of v: [0, span)
   bool masked() const { return check_low || check_high || check_write; }
-  /// Whether some v of the iteration has no source slot, so a load that covers it must be guarded.
-  bool check_read() const { return read_lo > 0 || read_hi < span; }
 };
 
 /// Which of a digit's strides (&PermDigit::dst_stride or &PermDigit::src_stride) a helper measures.
