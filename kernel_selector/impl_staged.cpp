@@ -111,7 +111,8 @@ StagedPlan make_plan(const ReorderParams& p) {
       // While the other run has not started, half the room stays for it.
       const Stride other = stride == &PermDigit::dst_stride ? &PermDigit::src_stride : &PermDigit::dst_stride;
       const int64_t room = cfg.max_tile_elems / extent_product(sp.tile) / (run_length(sp.tile, other) < 2 ? 2 : 1);
-      const int64_t t = std::min(divisor_at_least(pool[k].extent, (want + len - 1) / len), divisor_at_most(pool[k].extent, room));
+      const int64_t t = std::min(divisor_at_least(pool[k].extent, (want + len - 1) / len, room),
+                                 divisor_at_most(pool[k].extent, room));
       if (t < 2) return false;
       sp.tile.push_back(take_inner(pool, k, t));
       return true;

@@ -54,8 +54,8 @@ int64_t divisor_at_most(int64_t n, int64_t cap) {
   return 1;
 }
 
-int64_t divisor_at_least(int64_t n, int64_t need) {
-  for (int64_t t = std::max<int64_t>(need, 1); t < n; ++t)
+int64_t divisor_at_least(int64_t n, int64_t need, int64_t cap) {
+  for (int64_t t = std::max<int64_t>(need, 1), end = std::min(n, cap + 1); t < end; ++t)
     if (n % t == 0) return t;
   return n;
 }

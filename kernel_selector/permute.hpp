@@ -75,8 +75,9 @@ PermDigit take_loop(const Permutation& perm, std::vector<PermDigit>& pool, int64
 /// Largest divisor of n not above `cap` (at least 1).
 int64_t divisor_at_most(int64_t n, int64_t cap);
 
-/// Smallest divisor of n that is at least `need` (n itself if none is smaller).
-int64_t divisor_at_least(int64_t n, int64_t need);
+/// Smallest divisor of n in [need, cap], else n itself. The search stops at `cap` (a tile's room): a dim of
+/// 10^10 without a small divisor once made the planner count that far.
+int64_t divisor_at_least(int64_t n, int64_t need, int64_t cap);
 
 /// Whether one side's constant base and its strides (`stride`) of `digits` are multiples of `m` elements
 /// (then offsets built from them are, apart from the runtime base).

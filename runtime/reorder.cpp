@@ -84,11 +84,10 @@ DispatchTable& dispatch_table() {
   return table;
 }
 
-std::shared_ptr<Dispatch> dispatch_for(const cl::CommandQueue& queue, const Layout& src, const Layout& dst,
-                                       const std::string& force) {
+std::shared_ptr<Dispatch> dispatch_for(const cl::CommandQueue& queue, const cl::Context& ctx, const Layout& src,
+                                       const Layout& dst, const std::string& force) {
   std::mutex& mutex = dispatch_table().mutex;
   auto& table = dispatch_table().entries;
-  cl::Context ctx = queue.getInfo<CL_QUEUE_CONTEXT>();
   cl::Device dev = queue.getInfo<CL_QUEUE_DEVICE>();
   // Everything the selector's choice depends on: device, forced implementation, index width, tuning, layouts.
   std::string key = std::to_string(reinterpret_cast<uintptr_t>(ctx())) + ":" +
@@ -146,7 +145,7 @@ ReorderResult reorder(const cl::CommandQueue& queue, const cl::Buffer& src, size
     const cl::Context ctx = queue.getInfo<CL_QUEUE_CONTEXT>();
     check_disjoint(check_buffer(ctx, src, src_offset, src_layout, "source", false),
                    check_buffer(ctx, dst, dst_offset, dst_layout, "destination", true));
-    std::shared_ptr<Dispatch> d = dispatch_for(queue, src_layout, dst_layout, opt.force_impl);
+    std::shared_ptr<Dispatch> d = dispatch_for(queue, ctx, src_layout, dst_layout, opt.force_impl);
     ReorderResult res;
     res.impl = d->impl;
     res.entry = d->entry;

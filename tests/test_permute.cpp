@@ -265,3 +265,20 @@ TEST(Generated, NoIndexArithmeticInInt) {
   unsetenv("CLREORDER_INDEX_BITS");
   EXPECT_GT(kernels, 100);
 }
+
+// Planning is bounded by the tiles, not the shape: a dim of about 10^10 without small divisors (found by the
+// CLI fuzzer, where `source` never returned) plans at once with every implementation and both tunings.
+TEST(Generated, HugeDimsPlanAtOnce) {
+  const Dims shape = {5, 4, 9999999434, 83};
+  const Layout src(format_from_name("oixy"), DataType::i8, shape), dst(format_from_name("os_is_yx_osv6_isv4"), DataType::i8, shape);
+  for (const char* type : {"cpu", "gpu"}) {
+    DeviceInfo dev;
+    dev.type = type;
+    dev.max_work_group = 256;
+    for (const auto& impl : KernelSelector::instance().impls()) {
+      if (!impl->reject(ReorderParams{src, dst, dev}).empty()) continue;
+      EXPECT_NE(plan_reorder(dev, src, dst, impl->name()).source.code.find("#define IDX_T long"), std::string::npos)
+          << impl->name();
+    }
+  }
+}
