@@ -157,6 +157,11 @@ TEST(Cli, EveryMalformedArgumentIsNamedOnOneLineAndWritesNothing) {
     EXPECT_NE(stat(out.c_str(), &st), 0) << cmd << ": wrote " << out;
   }
   std::printf("cli: %zu malformed invocations\n", bad.size());
+  // An unwritable --output is reported before any device work: no kernel ran (no "impl:" line).
+  const Result early = run(run_with({"--output", dir + "/missing/out.bin", "--check"}));
+  EXPECT_EQ(early.status, 2);
+  EXPECT_EQ(early.out.find("impl:"), std::string::npos) << early.out;
+  EXPECT_EQ(early.out.find("device:"), std::string::npos) << early.out;
   // An existing --output file keeps its bytes when the run fails.
   const std::string keep = dir + "/keep.bin";
   std::ofstream(keep) << "kept";
