@@ -103,20 +103,28 @@ KernelData KernelSelector::select(const ReorderParams& p, const std::string& for
     if (env && *env) force = env;
   }
   if (!force.empty()) {
-    std::string names;
-    for (const auto& impl : impls_) {
-      names += std::string(names.empty() ? "" : ", ") + impl->name();
-      if (force != impl->name()) continue;
-      std::string why = impl->reject(p);
-      if (!why.empty())
-        throw Error("implementation '" + force + "' declines " + p.src.describe() + " -> " + p.dst.describe() + ": " + why);
-      return impl->generate(p);
-    }
-    throw Error("unknown reorder implementation '" + force + "' (known: " + names + ")");
+    const ReorderImpl* impl = find(force);
+    if (!impl) throw Error("unknown reorder implementation '" + force + "' (known: " + names() + ")");
+    std::string why = impl->reject(p);
+    if (!why.empty())
+      throw Error("implementation '" + force + "' declines " + p.src.describe() + " -> " + p.dst.describe() + ": " + why);
+    return impl->generate(p);
   }
   for (const auto& impl : impls_)
     if (impl->reject(p).empty()) return impl->generate(p);
   throw Error("no implementation accepts " + p.src.describe() + " -> " + p.dst.describe());
+}
+
+const ReorderImpl* KernelSelector::find(const std::string& name) const {
+  for (const auto& impl : impls_)
+    if (name == impl->name()) return impl.get();
+  return nullptr;
+}
+
+std::string KernelSelector::names() const {
+  std::string out;
+  for (const auto& impl : impls_) out += std::string(out.empty() ? "" : ", ") + impl->name();
+  return out;
 }
 
 std::vector<std::pair<std::string, std::string>> KernelSelector::explain(const ReorderParams& p) const {

@@ -222,14 +222,9 @@ Pair pair_from(const Args& a) {
   Layout dst = layout_from(a.need("to"), a.get("to-dtype", dt), shape, optional_dims(a, "dst-pad-lower"),
                            optional_dims(a, "dst-pad-upper"));
   check_compatible(src, dst);
-  if (a.has("impl")) {
-    std::string known;
-    for (const auto& impl : KernelSelector::instance().impls()) {
-      if (a.get("impl") == impl->name()) return {src, dst};
-      known += std::string(known.empty() ? "" : ", ") + impl->name();
-    }
-    throw Error("--impl '" + a.get("impl") + "' names no implementation (known: " + known + ")");
-  }
+  const KernelSelector& ks = KernelSelector::instance();
+  if (a.has("impl") && !ks.find(a.get("impl")))
+    throw Error("--impl '" + a.get("impl") + "' names no implementation (known: " + ks.names() + ")");
   return {src, dst};
 }
 

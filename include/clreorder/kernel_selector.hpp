@@ -55,6 +55,10 @@ class KernelSelector {
   /// The kernel of the first implementation that accepts `p`; `force` (or, when empty, the environment
   /// variable CLREORDER_FORCE_IMPL) picks one by name and throws if it is unknown or declines, with its reason.
   KernelData select(const ReorderParams& p, const std::string& force = "") const;
+  /// The implementation with this stable name, or null when there is none.
+  const ReorderImpl* find(const std::string& name) const;
+  /// The stable names in selection order, comma-separated ("lanes, staged, tiled, generic"), for messages.
+  std::string names() const;
   /// Every implementation with its verdict on `p`: an empty reason means it accepts.
   std::vector<std::pair<std::string, std::string>> explain(const ReorderParams& p) const;
 
