@@ -10,6 +10,7 @@
 #include "clreorder/format.hpp"
 #include "clreorder/layout.hpp"
 #include "fuzz_support.hpp"
+#include "plan_checks.hpp"
 
 using namespace clreorder;
 
@@ -28,7 +29,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   for (int a = 0; a < f.rank(); ++a) dims.push_back(1 + static_cast<int64_t>(a < static_cast<int>(size) ? data[a] % 3 : 0));
   try {
     const Layout l(f, DataType::u8, dims);
-    if (l.elements() <= 1 << 16) fuzz_check_bijection(l);
+    if (l.elements() <= 1 << 16) {
+      const std::string why = clreorder_test::plan_bijection_error(l);
+      fuzz_require(why.empty(), "plan of " + text + " " + l.describe() + ": " + why);
+    }
   } catch (const Error&) {
     // a layout may still be too large (blocks and alignments up to 2^31): refused with a message, fine
   }

@@ -1,9 +1,9 @@
 // libFuzzer target: layout text, as the CLI and API take it. Lines: source format, data type, dims, lower and
 // upper padding; destination format, data type, lower and upper padding. Whatever the text, building the
-// layouts either works or throws clreorder::Error. When both work and are small: the host reference reorders
-// source -> destination -> source back to the source's elements (same types), the strided permutation agrees
-// with both plans on every tuple it writes, and every implementation that accepts the pair generates its
-// kernel in both tunings.
+// layouts either works or throws clreorder::Error. When both work and are small: both plans are bijections, the
+// strided permutation agrees with both plans on every tuple (tests/plan_checks.hpp, as the host tests check),
+// the host reference reorders source -> destination -> source back to the source's elements (same types), and
+// every implementation that accepts the pair generates its kernel in both tunings.
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -16,6 +16,7 @@
 #include "clreorder/reorder.hpp"
 #include "fuzz_support.hpp"
 #include "permute.hpp"
+#include "plan_checks.hpp"
 
 using namespace clreorder;
 
@@ -35,42 +36,6 @@ std::vector<std::string> lines_of(const std::string& text) {
 
 Dims dims_or_empty(const std::string& t) { return t.empty() ? Dims{} : parse_dims(t); }
 
-// Every tuple the permutation writes, with a coordinate, reads what the source plan says for it.
-void check_permutation(const Layout& src, const Layout& dst) {
-  const Permutation p = make_permutation(src, dst);
-  if (!p.reject.empty()) return;
-  std::vector<Dims> coord_at(static_cast<size_t>(dst.elements()));
-  std::vector<char> valid_at(static_cast<size_t>(dst.elements()), 0);
-  int64_t off, c[8];
-  for (int64_t t = 0; t < dst.plan().digit_space; ++t) {
-    const bool valid = dst.plan().decode(t, &off, c);
-    valid_at[static_cast<size_t>(off)] = valid;
-    coord_at[static_cast<size_t>(off)] = Dims(c, c + dst.rank());
-  }
-  std::vector<char> written(static_cast<size_t>(dst.elements()), 0);
-  for (int64_t n = 0; n < p.count(); ++n) {
-    int64_t rest = n, doff = p.dst_base, soff = p.src_base;
-    bool write = true;
-    std::vector<int64_t> v(p.axes.size(), 0);
-    for (size_t k = p.digits.size(); k-- > 0;) {
-      const PermDigit& d = p.digits[k];
-      const int64_t i = rest % d.extent;
-      rest /= d.extent;
-      doff += i * d.dst_stride;
-      soff += i * d.src_stride;
-      if (d.axis >= 0) v[static_cast<size_t>(d.axis)] += i * d.weight;
-    }
-    for (size_t a = 0; a < p.axes.size(); ++a) write = write && v[a] < p.axes[a].limit;
-    if (!write) continue;
-    fuzz_require(doff >= 0 && doff < dst.elements() && !written[static_cast<size_t>(doff)]++,
-                 "permutation writes outside or twice: " + src.describe() + " -> " + dst.describe());
-    if (!valid_at[static_cast<size_t>(doff)]) continue;
-    fuzz_require(soff == src.plan().offset(coord_at[static_cast<size_t>(doff)].data()),
-                 "permutation reads another element than the plans: " + src.describe() + " -> " + dst.describe());
-  }
-  for (char w : written) fuzz_require(w == 1, "permutation misses an element: " + src.describe() + " -> " + dst.describe());
-}
-
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -83,9 +48,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
                      dims, dims_or_empty(f[7]), dims_or_empty(f[8]));
     check_compatible(src, dst);
     if (src.elements() > 4096 || dst.elements() > 4096) return 0;
-    fuzz_check_bijection(src);
-    fuzz_check_bijection(dst);
-    check_permutation(src, dst);
+    for (const Layout* l : {&src, &dst}) {
+      const std::string why = clreorder_test::plan_bijection_error(*l);
+      fuzz_require(why.empty(), "plan of " + l->describe() + ": " + why);
+    }
+    if (make_permutation(src, dst).reject.empty()) {
+      const std::string why = clreorder_test::check_permutation(src, dst);
+      fuzz_require(why.empty(), "permutation " + src.describe() + " -> " + dst.describe() + ": " + why);
+    }
     const std::vector<uint8_t> a = make_pattern(src);
     std::vector<uint8_t> b(static_cast<size_t>(dst.bytes())), back(a.size()), want(a.size());
     reference_reorder(src, a.data(), dst, b.data());
@@ -95,9 +65,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       fuzz_require(back == want, "reference round trip lost elements: " + src.describe() + " -> " + dst.describe());
     }
     for (const char* tuning : {"cpu", "gpu"}) {
-      DeviceInfo dev;
-      dev.type = tuning;
-      dev.max_work_group = 256;
+      const DeviceInfo dev = clreorder_test::tuned_device(tuning);
       for (const auto& impl : KernelSelector::instance().impls()) {
         if (!impl->reject(ReorderParams{src, dst, dev}).empty()) continue;
         const KernelData kd = plan_reorder(dev, src, dst, impl->name());
