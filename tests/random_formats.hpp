@@ -99,17 +99,29 @@ inline std::string grammar_name(Draw& d, FormatKind kind, int rank) {
 // A format of this kind and rank: registered (half the time), an alias, or one from the grammar. A generated
 // name the grammar refuses (a swizzle that does not align with the o blocks) is drawn again.
 inline Format random_format(Draw& d, FormatKind kind, int rank, std::string* name) {
-  std::vector<std::string> known;
-  for (const FormatEntry& e : registry())
-    if (e.unsupported.empty()) {
-      const Format f = Format::parse(e.name);
-      if (f.kind() == kind && f.rank() == rank) known.push_back(e.name);
+  struct Known {
+    std::string name;
+    FormatKind kind;
+    int rank;
+  };
+  // Every supported registered name and the aliases, parsed once: tests draw thousands of formats.
+  static const std::vector<Known> all = [] {
+    std::vector<std::string> names;
+    for (const FormatEntry& e : registry())
+      if (e.unsupported.empty()) names.push_back(e.name);
+    for (const char* alias : {"nchw", "nhwc", "chwn", "nChw8c", "nChw16c", "NChw16n16c", "channels_last", "ncdhw",
+                              "nCdhw16c", "OIhw16i16o", "Ohwi16o", "gOIhw16i16o", "Goihw16g", "contiguous_format"})
+      names.push_back(alias);
+    std::vector<Known> out;
+    for (const std::string& n : names) {
+      const Format f = format_from_name(n);
+      out.push_back({n, f.kind(), f.rank()});
     }
-  for (const char* alias : {"nchw", "nhwc", "chwn", "nChw8c", "nChw16c", "NChw16n16c", "channels_last", "ncdhw",
-                            "nCdhw16c", "OIhw16i16o", "Ohwi16o", "gOIhw16i16o", "Goihw16g", "contiguous_format"}) {
-    const Format f = format_from_name(alias);
-    if (f.kind() == kind && f.rank() == rank) known.push_back(alias);
-  }
+    return out;
+  }();
+  std::vector<std::string> known;
+  for (const Known& k : all)
+    if (k.kind == kind && k.rank == rank) known.push_back(k.name);
   if (!known.empty() && d.chance(0.5)) {
     *name = d.pick(known);
     return format_from_name(*name);
