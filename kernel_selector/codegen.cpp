@@ -155,7 +155,7 @@ std::string vload_expr(DataType t, int width, const std::string& ptr, bool packa
 }
 
 bool stream_pays(const Layout& src, const Layout& dst, const DeviceInfo& device) {
-  return device.cache_bytes > 0 && 4 * static_cast<uint64_t>(src.bytes() + dst.bytes()) > 3 * device.cache_bytes;
+  return device.type == "cpu" && device.cache_bytes > 0 && 4 * static_cast<uint64_t>(src.bytes() + dst.bytes()) > 3 * device.cache_bytes;
 }
 
 std::string convert_expr(DataType from, DataType to, const std::string& v, int width) {

@@ -90,8 +90,9 @@ CR_CONVERSIONS(16, _16)
 // Streaming (non-temporal) store of `v`, of vector type T, at `p` aligned to sizeof(T): the selector asks for
 // it when a reorder's working set is bigger than the device's cache, so the destination would not stay cached
 // anyway and a normal store would first read every line it writes. Clang-based compilers (PoCL) offer the
-// builtin; elsewhere it is a plain aligned store.
-#if defined(__has_builtin)
+// builtin; elsewhere it is a plain aligned store. NVIDIA's compiler (driver 580) has the builtin but aborts on
+// it inside these kernels ("Ranges are only for loads, calls and invokes!"), so it gets the plain store.
+#if defined(__has_builtin) && !defined(__NV_CL_C_VERSION)
 #if __has_builtin(__builtin_nontemporal_store)
 #define CR_STREAM_STORE(T, v, p) __builtin_nontemporal_store((v), (__global T*)(p))
 #endif

@@ -60,6 +60,28 @@ inline std::string error_of(const std::function<void()>& f) {
   return "";
 }
 
+/// Sets an environment variable for a scope (the selector reads CLREORDER_TUNING, CLREORDER_INDEX_BITS, ...),
+/// restoring the old value, so a failing assertion cannot leak it into the next test.
+class ScopedEnv {
+ public:
+  ScopedEnv(const char* name, const char* value) : name_(name) {
+    const char* old = std::getenv(name);
+    had_ = old != nullptr;
+    if (had_) old_ = old;
+    setenv(name, value, 1);
+  }
+  ~ScopedEnv() {
+    if (had_) setenv(name_.c_str(), old_.c_str(), 1);
+    else unsetenv(name_.c_str());
+  }
+  ScopedEnv(const ScopedEnv&) = delete;
+  ScopedEnv& operator=(const ScopedEnv&) = delete;
+
+ private:
+  std::string name_, old_;
+  bool had_ = false;
+};
+
 /// Deterministic bytes (xorshift), so failures reproduce.
 inline std::vector<uint8_t> random_bytes(size_t n, uint64_t seed) {
   std::vector<uint8_t> out(n);
