@@ -117,6 +117,11 @@ std::string cl_type(DataType t) {
     case DataType::u8: return "uchar";
     case DataType::i32: return "int";
     case DataType::i64: return "long";
+    case DataType::i16: return "short";
+    case DataType::u16: return "ushort";
+    case DataType::u32: return "uint";
+    case DataType::u64: return "ulong";
+    case DataType::f64: return "double";
   }
   return "?";
 }
@@ -161,7 +166,17 @@ bool stream_pays(const Layout& src, const Layout& dst, const DeviceInfo& device)
 std::string convert_expr(DataType from, DataType to, const std::string& v, int width) {
   if (from == to) return "(" + v + ")";
   const std::string w = width > 1 ? std::to_string(width) : "", suf = width > 1 ? "_" + w : "";
-  // Floating sources widen to float exactly; integer sources stay integer until they meet a float.
+  const std::string t = cl_type(to);
+  // f64 sources convert from double directly (to f16/bf16 through f32 rounded to odd, so the last rounding
+  // is exact); f32, f16 and bf16 widen to float exactly; integers stay integer until they meet a float.
+  if (from == DataType::f64) {
+    switch (to) {
+      case DataType::f32: return "cr_f64_to_f32" + suf + "(" + v + ")";
+      case DataType::f16: return "cr_f32_to_f16" + suf + "(cr_f64_to_f32_odd" + suf + "(" + v + "))";
+      case DataType::bf16: return "cr_f32_to_bf16" + suf + "(cr_f64_to_f32_odd" + suf + "(" + v + "))";
+      default: return "cr_double_to_" + t + suf + "(" + v + ")";
+    }
+  }
   std::string as_float;
   switch (from) {
     case DataType::f32: as_float = "(" + v + ")"; break;
@@ -173,9 +188,9 @@ std::string convert_expr(DataType from, DataType to, const std::string& v, int w
     case DataType::f32: return as_float;
     case DataType::f16: return "cr_f32_to_f16" + suf + "(" + as_float + ")";
     case DataType::bf16: return "cr_f32_to_bf16" + suf + "(" + as_float + ")";
+    case DataType::f64: return is_floating(from) ? "convert_double" + w + "(" + as_float + ")" : "convert_double" + w + "_rte(" + v + ")";
     default: break;
   }
-  const std::string t = cl_type(to);
   if (is_floating(from)) return "cr_float_to_" + t + suf + "(" + as_float + ")";
   return "convert_" + t + w + "_sat(" + v + ")";
 }

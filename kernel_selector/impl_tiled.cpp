@@ -231,7 +231,15 @@ class TiledReorder : public ReorderImpl {
  public:
   const char* name() const override { return "tiled"; }
 
-  std::string reject(const ReorderParams& p) const override { return make_permutation(p.src, p.dst).reject; }
+  std::string reject(const ReorderParams& p) const override {
+    const Permutation perm = make_permutation(p.src, p.dst);
+    if (!perm.reject.empty()) return perm.reject;
+    // A's index is the destination offset itself (vector stores, ia + offsets): a destination whose finest
+    // stride is not 1 (a view of every other element) has no such run, and its gaps must not be written.
+    if (perm.digits.back().dst_stride != 1)
+      return "the destination's finest stride is " + num(perm.digits.back().dst_stride) + ", not a dense run";
+    return "";
+  }
 
   KernelData generate(const ReorderParams& p) const override {
     Permutation perm = make_permutation(p.src, p.dst);

@@ -97,6 +97,10 @@ const KernelSelector& KernelSelector::instance() {
 
 KernelData KernelSelector::select(const ReorderParams& p, const std::string& force_in) const {
   check_compatible(p.src, p.dst);
+  for (const Layout* l : {&p.src, &p.dst})
+    if (l->data_type() == DataType::f64 && !p.device.fp64)
+      throw Error(l->describe() + ": f64 needs double support (cl_khr_fp64), which device '" + p.device.name +
+                  "' (" + p.device.platform + ") lacks");
   std::string force = force_in;
   if (force.empty()) {
     const char* env = std::getenv("CLREORDER_FORCE_IMPL");

@@ -3,6 +3,18 @@
 // for bit (f16/bf16 travel as ushort: PoCL has no cl_khr_fp16) and are branch-free, so loops over them
 // vectorise. Included once at the top of every program the cache builds.
 
+// PoCL's clang warns, for every function below that takes or returns a 512-bit vector (long8, double8,
+// uint16), that the ABI differs without AVX-512: these are inline helpers of one program, never an ABI.
+#ifdef __clang__
+#pragma clang diagnostic ignored "-Wpsabi"
+#endif
+
+// Float (F: float or double) to integer type T: NaN -> 0, else round to nearest even and saturate.
+#define CR_FLOAT_TO_INT(F, T, N, SUF)                                                                      \
+  inline T##N cr_##F##_to_##T##SUF(F##N f) {                                                              \
+    return select(convert_##T##N##_sat_rte(f), (T##N)0, convert_##T##N(isnan(f)));                        \
+  }
+
 #define CR_CONVERSIONS(N, SUF) \
   /* f32 -> f16 bits, round to nearest even; overflow -> inf; NaN stays NaN (quiet, top payload kept). */ \
   inline ushort##N cr_f32_to_f16##SUF(float##N f) {                                                      \
@@ -36,18 +48,14 @@
   }                                                                                                       \
   inline float##N cr_bf16_to_f32##SUF(ushort##N h) { return as_float##N(convert_uint##N(h) << 16); }     \
   /* float -> integer: NaN -> 0, else round to nearest even and saturate. */                              \
-  inline char##N cr_float_to_char##SUF(float##N f) {                                                     \
-    return select(convert_char##N##_sat_rte(f), (char##N)0, convert_char##N(isnan(f)));                   \
-  }                                                                                                       \
-  inline uchar##N cr_float_to_uchar##SUF(float##N f) {                                                   \
-    return select(convert_uchar##N##_sat_rte(f), (uchar##N)0, convert_char##N(isnan(f)));                \
-  }                                                                                                       \
-  inline int##N cr_float_to_int##SUF(float##N f) {                                                       \
-    return select(convert_int##N##_sat_rte(f), (int##N)0, convert_int##N(isnan(f)));                     \
-  }                                                                                                       \
-  inline long##N cr_float_to_long##SUF(float##N f) {                                                     \
-    return select(convert_long##N##_sat_rte(f), (long##N)0, convert_long##N(isnan(f)));                  \
-  }
+  CR_FLOAT_TO_INT(float, char, N, SUF)                                                                    \
+  CR_FLOAT_TO_INT(float, uchar, N, SUF)                                                                   \
+  CR_FLOAT_TO_INT(float, int, N, SUF)                                                                     \
+  CR_FLOAT_TO_INT(float, short, N, SUF)                                                                   \
+  CR_FLOAT_TO_INT(float, ushort, N, SUF)                                                                  \
+  CR_FLOAT_TO_INT(float, uint, N, SUF)                                                                    \
+  CR_FLOAT_TO_INT(float, long, N, SUF)                                                                    \
+  CR_FLOAT_TO_INT(float, ulong, N, SUF)
 
 CR_CONVERSIONS(, )
 CR_CONVERSIONS(2, _2)
@@ -55,6 +63,44 @@ CR_CONVERSIONS(4, _4)
 CR_CONVERSIONS(8, _8)
 CR_CONVERSIONS(16, _16)
 #undef CR_CONVERSIONS
+
+// f64 conversions, where the device has doubles (the selector refuses f64 layouts elsewhere).
+#ifdef cl_khr_fp64
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+#define CR_CONVERSIONS_F64(N, SUF)                                                                          \
+  /* f64 -> f32, round to nearest even; NaN written out (quiet, sign and top 22 payload bits), since */    \
+  /* hardware conversions differ in NaN payloads. */                                                       \
+  inline float##N cr_f64_to_f32##SUF(double##N d) {                                                       \
+    const ulong##N x = as_ulong##N(d);                                                                    \
+    const uint##N nan = convert_uint##N((x >> 32) & 0x80000000ul) | 0x7fc00000u |                          \
+                        convert_uint##N((x >> 29) & 0x3ffffful);                                          \
+    return as_float##N(select(as_uint##N(convert_float##N##_rte(d)), nan, convert_uint##N(isnan(d))));   \
+  }                                                                                                       \
+  /* f64 -> f32 rounded to odd (toward zero, lowest bit set when inexact): rounding that once more to */   \
+  /* f16 or bf16 gives the correctly rounded result. NaN as cr_f64_to_f32. */                             \
+  inline float##N cr_f64_to_f32_odd##SUF(double##N d) {                                                   \
+    const float##N t = convert_float##N##_rtz(d);                                                         \
+    const uint##N inexact = convert_uint##N(convert_double##N(t) != d) & 1u;                              \
+    return as_float##N(select(as_uint##N(t) | inexact, as_uint##N(cr_f64_to_f32##SUF(d)),                  \
+                              convert_uint##N(isnan(d))));                                                \
+  }                                                                                                       \
+  CR_FLOAT_TO_INT(double, char, N, SUF)                                                                   \
+  CR_FLOAT_TO_INT(double, uchar, N, SUF)                                                                  \
+  CR_FLOAT_TO_INT(double, short, N, SUF)                                                                  \
+  CR_FLOAT_TO_INT(double, ushort, N, SUF)                                                                 \
+  CR_FLOAT_TO_INT(double, int, N, SUF)                                                                    \
+  CR_FLOAT_TO_INT(double, uint, N, SUF)                                                                   \
+  CR_FLOAT_TO_INT(double, long, N, SUF)                                                                   \
+  CR_FLOAT_TO_INT(double, ulong, N, SUF)
+
+CR_CONVERSIONS_F64(, )
+CR_CONVERSIONS_F64(2, _2)
+CR_CONVERSIONS_F64(4, _4)
+CR_CONVERSIONS_F64(8, _8)
+CR_CONVERSIONS_F64(16, _16)
+#undef CR_CONVERSIONS_F64
+#endif
+#undef CR_FLOAT_TO_INT
 
 // A run of components of a vector, as the transpose network writes it: CR_SW4(v, 8, 9, a, b) is v.s89ab, one
 // swizzle, which keeps LLVM from folding the network's stages back into per-column picks. Built with

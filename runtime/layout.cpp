@@ -1,6 +1,7 @@
 // Layouts and their index plans.
 #include "clreorder/layout.hpp"
 
+#include <algorithm>
 #include <limits>
 #include <numeric>
 
@@ -26,6 +27,35 @@ int64_t round_up(int64_t v, int64_t m, const std::string& what) {
   return r;
 }
 
+// Why two digit tuples of `p` may share an offset ("" when none do). Sufficient test first: ordered by
+// stride, each digit steps past everything the finer ones span. Otherwise (interleaved strides such as
+// (3 x 2) and (2 x 3)) the offsets are compared exactly when there are few enough.
+std::string overlap_of(const IndexPlan& p, const std::string& given) {
+  std::vector<PlanDigit> ds;
+  for (const PlanDigit& g : p.digits)
+    if (g.extent > 1) ds.push_back(g);
+  std::sort(ds.begin(), ds.end(), [](const PlanDigit& x, const PlanDigit& y) { return x.stride < y.stride; });
+  int64_t span = 1;  // offsets covered by the finer digits: [0, span)
+  bool nested = true;
+  for (const PlanDigit& g : ds) {
+    if (g.stride == 0) return given + " repeat elements (stride 0 on an axis of more than one element)";
+    if (g.stride < span) nested = false;
+    span = std::max(span, (g.extent - 1) * g.stride + span);
+  }
+  if (nested) return "";
+  constexpr int64_t kExactLimit = int64_t(1) << 22;
+  if (p.digit_space > kExactLimit)
+    return given + " interleave, and " + std::to_string(p.digit_space) +
+           " elements are too many to prove that none share memory";
+  std::vector<int64_t> offsets(static_cast<size_t>(p.digit_space), 0);
+  int64_t coord[8];
+  for (int64_t t = 0; t < p.digit_space; ++t) p.decode(t, &offsets[static_cast<size_t>(t)], coord);
+  std::sort(offsets.begin(), offsets.end());
+  const auto dup = std::adjacent_find(offsets.begin(), offsets.end());
+  if (dup != offsets.end()) return given + " put two elements at offset " + std::to_string(*dup);
+  return "";
+}
+
 }  // namespace
 
 const char* to_string(DataType t) {
@@ -37,33 +67,51 @@ const char* to_string(DataType t) {
     case DataType::u8: return "u8";
     case DataType::i32: return "i32";
     case DataType::i64: return "i64";
+    case DataType::i16: return "i16";
+    case DataType::u16: return "u16";
+    case DataType::u32: return "u32";
+    case DataType::u64: return "u64";
+    case DataType::f64: return "f64";
   }
   return "?";
 }
 
 const std::vector<DataType>& all_data_types() {
-  static const std::vector<DataType> all = {DataType::f32, DataType::f16, DataType::bf16, DataType::i8,
-                                            DataType::u8,  DataType::i32, DataType::i64};
+  static const std::vector<DataType> all = {DataType::f32, DataType::f16, DataType::bf16, DataType::f64,
+                                            DataType::i8,  DataType::u8,  DataType::i16,  DataType::u16,
+                                            DataType::i32, DataType::u32, DataType::i64,  DataType::u64};
   return all;
+}
+
+std::string data_type_names() {
+  std::string out;
+  for (DataType t : all_data_types()) out += (out.empty() ? "" : ", ") + std::string(to_string(t));
+  return out;
 }
 
 DataType parse_data_type(const std::string& name) {
   for (DataType t : all_data_types())
     if (name == to_string(t)) return t;
-  throw Error("unknown data type '" + name + "' (expected f32, f16, bf16, i8, u8, i32 or i64)");
+  throw Error("unknown data type '" + name + "' (expected one of " + data_type_names() + ")");
 }
 
 size_t size_of(DataType t) {
   switch (t) {
-    case DataType::f32: case DataType::i32: return 4;
-    case DataType::f16: case DataType::bf16: return 2;
+    case DataType::f32: case DataType::i32: case DataType::u32: return 4;
+    case DataType::f16: case DataType::bf16: case DataType::i16: case DataType::u16: return 2;
     case DataType::i8: case DataType::u8: return 1;
-    case DataType::i64: return 8;
+    case DataType::i64: case DataType::u64: case DataType::f64: return 8;
   }
   return 0;
 }
 
-bool is_floating(DataType t) { return t == DataType::f32 || t == DataType::f16 || t == DataType::bf16; }
+bool is_floating(DataType t) {
+  return t == DataType::f32 || t == DataType::f16 || t == DataType::bf16 || t == DataType::f64;
+}
+
+bool is_unsigned(DataType t) {
+  return t == DataType::u8 || t == DataType::u16 || t == DataType::u32 || t == DataType::u64;
+}
 
 Dims parse_dims(const std::string& text) {
   Dims out;
@@ -86,9 +134,10 @@ std::string dims_to_string(const Dims& d, const char* sep) {
   return out;
 }
 
-Layout::Layout(Format format, DataType type, Dims dims, Dims pad_lower, Dims pad_upper)
+Layout::Layout(Format format, DataType type, Dims dims, Dims pad_lower, Dims pad_upper, Dims strides,
+               int64_t base_offset)
     : format_(std::move(format)), type_(type), dims_(std::move(dims)), pad_lower_(std::move(pad_lower)),
-      pad_upper_(std::move(pad_upper)) {
+      pad_upper_(std::move(pad_upper)), strides_(std::move(strides)) {
   const int r = format_.rank();
   const std::string where = "layout " + format_.name() + " shape " + dims_to_string(dims_, ",");
   if (static_cast<int>(dims_.size()) != r)
@@ -158,8 +207,52 @@ Layout::Layout(Format format, DataType type, Dims dims, Dims pad_lower, Dims pad
   p.size = stride;
   p.digit_space = stride;
   p.base = 0;
+  if (!strides_.empty()) apply_strides(padded ? padded_where : where);
+  if (base_offset < 0 || base_offset > kMaxElements - p.size)
+    throw Error(where + ": base offset " + std::to_string(base_offset) + " is " +
+                (base_offset < 0 ? "negative" : "too large (offset plus extent over 2^50 elements)"));
+  p.base = base_offset;
   key_ = format_.name() + "/" + to_string(type_) + "/" + dims_to_string(dims_, ",") + "/" +
-         dims_to_string(pad_lower_, ",") + "/" + dims_to_string(pad_upper_, ",");
+         dims_to_string(pad_lower_, ",") + "/" + dims_to_string(pad_upper_, ",") + "/" + dims_to_string(strides_, ",") +
+         "/" + std::to_string(p.base);
+}
+
+void Layout::apply_strides(const std::string& where) {
+  IndexPlan& p = plan_;
+  const int r = format_.rank();
+  const std::string given = "strides " + dims_to_string(strides_, ",");
+  if (static_cast<int>(strides_.size()) != r)
+    throw Error(where + ": " + given + " must have " + std::to_string(r) + " values (" + format_.axes() + ")");
+  for (int a = 0; a < r; ++a) {
+    if (strides_[a] < 0)
+      throw Error(where + ": " + given + ": stride of axis " + format_.axes()[a] + " is negative");
+    if (strides_[a] > kMaxElements) throw Error(where + ": " + given + ": stride of axis " + format_.axes()[a] + " is over 2^50");
+  }
+  for (const PlanDim& d : p.pdims)
+    if (d.axes.size() != 1)
+      throw Error(where + ": format " + format_.name() + " fuses axes into one dim, which explicit " + given +
+                  " (one per axis) cannot describe");
+  // Blocks stay dense inside their tile, in the format's order; the outer part of each dim takes its axis'
+  // stride.
+  int64_t tile = 1;
+  for (size_t k = p.digits.size(); k-- > 0;) {
+    PlanDigit& g = p.digits[k];
+    if (!g.needs_mod) continue;
+    g.stride = tile;
+    tile *= g.extent;  // the dense plan above bounded every product of extents
+  }
+  for (PlanDigit& g : p.digits)
+    if (!g.needs_mod) g.stride = strides_[p.pdims[g.dim].axes[0]];
+  int64_t span = 0;
+  for (const PlanDigit& g : p.digits) {
+    span += checked_mul(g.extent - 1, g.stride, where + " with " + given);
+    if (span > kMaxElements) throw Error(where + " with " + given + " spans over 2^50 elements");
+  }
+  p.size = span + 1;
+  // Memory order, outer first: a strided layout equal to a named format gets that format's very plan (and
+  // so its kernels), and decode() walks memory forward.
+  std::stable_sort(p.digits.begin(), p.digits.end(), [](const PlanDigit& x, const PlanDigit& y) { return x.stride > y.stride; });
+  overlap_ = overlap_of(p, given);
 }
 
 int64_t Layout::logical_elements() const {
@@ -183,7 +276,57 @@ std::string Layout::describe() const {
   bool padded = false;
   for (int a = 0; a < rank(); ++a) padded |= pad_lower_[a] || pad_upper_[a];
   if (padded) s += " pad_lower " + dims_to_string(pad_lower_, ",") + " pad_upper " + dims_to_string(pad_upper_, ",");
+  if (!strides_.empty()) s += " strides " + dims_to_string(strides_, ",");
+  if (plan_.base) s += " offset " + std::to_string(plan_.base);
   return s;
+}
+
+bool same_elements(const Layout& a, const Layout& b) {
+  const IndexPlan &pa = a.plan(), &pb = b.plan();
+  if (pa.dims != pb.dims || pa.base != pb.base || pa.size != pb.size || pa.digit_space != pb.digit_space) return false;
+  // Per axis: the same padded range (fused dims compare as the whole list of their axes).
+  auto dim_of = [](const IndexPlan& p, int axis) -> const PlanDim& {
+    for (const PlanDim& d : p.pdims)
+      for (int x : d.axes)
+        if (x == axis) return d;
+    return p.pdims.front();  // unreachable: every axis has a dim
+  };
+  for (int axis = 0; axis < static_cast<int>(pa.dims.size()); ++axis) {
+    const PlanDim &da = dim_of(pa, axis), &db = dim_of(pb, axis);
+    if (da.axes != db.axes || da.sizes != db.sizes || da.lower != db.lower || da.extent != db.extent) return false;
+  }
+  // The digits that count (extent > 1), in order: same axes, divisor, extent and stride.
+  std::vector<const PlanDigit*> ga, gb;
+  for (const PlanDigit& g : pa.digits)
+    if (g.extent > 1) ga.push_back(&g);
+  for (const PlanDigit& g : pb.digits)
+    if (g.extent > 1) gb.push_back(&g);
+  if (ga.size() != gb.size()) return false;
+  for (size_t k = 0; k < ga.size(); ++k)
+    if (pa.pdims[ga[k]->dim].axes != pb.pdims[gb[k]->dim].axes || ga[k]->divisor != gb[k]->divisor ||
+        ga[k]->extent != gb[k]->extent || ga[k]->stride != gb[k]->stride)
+      return false;
+  return true;
+}
+
+std::string named_equivalent(const Layout& l) {
+  for (const FormatEntry& e : registry()) {
+    if (!e.unsupported.empty()) continue;
+    const Format f = Format::parse(e.name);
+    if (f.kind() != l.format().kind() || f.rank() != l.rank()) continue;
+    if (!same_elements(l, Layout(f, l.data_type(), l.dims(), l.pad_lower(), l.pad_upper(), {}, l.base_offset()))) continue;
+    std::string out = e.name;
+    const std::vector<std::string> aliases = aliases_of(f);
+    for (size_t k = 0; k < aliases.size(); ++k) out += (k ? ", " : " (") + aliases[k] + (k + 1 == aliases.size() ? ")" : "");
+    return out;
+  }
+  return "";
+}
+
+Layout preserve_format(const Layout& in, DataType type) {
+  if (in.overlap().empty() && in.plan().size == in.plan().digit_space)
+    return Layout(in.format(), type, in.dims(), in.pad_lower(), in.pad_upper(), in.strides());
+  return Layout(Format::parse(in.format().axes()), type, in.dims());
 }
 
 int64_t IndexPlan::offset(const int64_t* coord) const {

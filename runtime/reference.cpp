@@ -1,10 +1,11 @@
-// Host reference reorder and element conversions. kernels_cl/convert.cl mirrors the conversions bit for
+// Host reference reorder and element conversions. kernels_cl/common.cl mirrors the conversions bit for
 // bit; tests/test_device.cpp compares the two.
 #include "clreorder/reference.hpp"
 
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <type_traits>
 
 #include "clreorder/error.hpp"
 
@@ -24,45 +25,80 @@ float float_of(uint32_t u) {
   return f;
 }
 
+__extension__ typedef __int128 Wide;  // holds every i64 and u64 value, so saturation is one comparison
+
 template <class T>
-T float_to_int(float f) {
+T float_to_int(double f) {
   if (std::isnan(f)) return 0;
-  double r = std::nearbyint(static_cast<double>(f));
+  double r = std::nearbyint(f);
   if (r <= static_cast<double>(std::numeric_limits<T>::min())) return std::numeric_limits<T>::min();
   if (r >= static_cast<double>(std::numeric_limits<T>::max())) return std::numeric_limits<T>::max();
   return static_cast<T>(r);
 }
 
 template <class T>
-T int_to_int(int64_t v) {
-  if (v < static_cast<int64_t>(std::numeric_limits<T>::min())) return std::numeric_limits<T>::min();
-  if (v > static_cast<int64_t>(std::numeric_limits<T>::max())) return std::numeric_limits<T>::max();
+T int_to_int(Wide v) {
+  if (v < static_cast<Wide>(std::numeric_limits<T>::min())) return std::numeric_limits<T>::min();
+  if (v > static_cast<Wide>(std::numeric_limits<T>::max())) return std::numeric_limits<T>::max();
   return static_cast<T>(v);
 }
 
-// An element read into the widest form that keeps it exact.
+// An element read into the form that keeps it exact: f32, f16 and bf16 as float; f64 as double; integers
+// as a 128-bit integer.
 struct Value {
-  bool is_float;
-  float f;
-  int64_t i;
+  enum Kind { single, dbl, integer } kind;
+  double f;  // single (exact) or dbl
+  Wide i;
+  bool is_unsigned;  // integer: from an unsigned type (its f32 rounding starts from the unsigned value)
 };
+
+template <class T>
+Value load_int(const void* p) {
+  T v;
+  std::memcpy(&v, p, sizeof v);
+  return {Value::integer, 0, static_cast<Wide>(v), std::is_unsigned<T>::value};
+}
 
 Value load(DataType t, const void* p) {
   switch (t) {
-    case DataType::f32: { float v; std::memcpy(&v, p, 4); return {true, v, 0}; }
-    case DataType::f16: { uint16_t v; std::memcpy(&v, p, 2); return {true, f16_to_f32(v), 0}; }
-    case DataType::bf16: { uint16_t v; std::memcpy(&v, p, 2); return {true, bf16_to_f32(v), 0}; }
-    case DataType::i8: return {false, 0, *static_cast<const int8_t*>(p)};
-    case DataType::u8: return {false, 0, *static_cast<const uint8_t*>(p)};
-    case DataType::i32: { int32_t v; std::memcpy(&v, p, 4); return {false, 0, v}; }
-    case DataType::i64: { int64_t v; std::memcpy(&v, p, 8); return {false, 0, v}; }
+    case DataType::f32: { float v; std::memcpy(&v, p, 4); return {Value::single, v, 0, false}; }
+    case DataType::f16: { uint16_t v; std::memcpy(&v, p, 2); return {Value::single, f16_to_f32(v), 0, false}; }
+    case DataType::bf16: { uint16_t v; std::memcpy(&v, p, 2); return {Value::single, bf16_to_f32(v), 0, false}; }
+    case DataType::f64: { double v; std::memcpy(&v, p, 8); return {Value::dbl, v, 0, false}; }
+    case DataType::i8: return load_int<int8_t>(p);
+    case DataType::u8: return load_int<uint8_t>(p);
+    case DataType::i16: return load_int<int16_t>(p);
+    case DataType::u16: return load_int<uint16_t>(p);
+    case DataType::i32: return load_int<int32_t>(p);
+    case DataType::u32: return load_int<uint32_t>(p);
+    case DataType::i64: return load_int<int64_t>(p);
+    case DataType::u64: return load_int<uint64_t>(p);
   }
-  return {false, 0, 0};
+  return {Value::integer, 0, 0, false};
+}
+
+// An integer to f32, rounded to nearest even once (from its own 64-bit type, as the device's convert_float_rte).
+float int_to_f32(const Value& v) {
+  return v.is_unsigned ? static_cast<float>(static_cast<uint64_t>(v.i)) : static_cast<float>(static_cast<int64_t>(v.i));
+}
+
+// The value as f32 for the f32, f16 and bf16 destinations. An f64 is rounded to odd (toward zero, then the
+// lowest bit set when inexact), so that rounding that f32 once more to f16 or bf16 gives the correctly rounded
+// result (f32 keeps at least two more bits); NaN keeps its sign and top payload bits, quiet.
+float to_single(const Value& v, bool exact_f32) {
+  if (v.kind == Value::single) return static_cast<float>(v.f);
+  if (v.kind == Value::integer) return int_to_f32(v);
+  if (std::isnan(v.f)) return f64_to_f32(v.f);
+  if (exact_f32) return f64_to_f32(v.f);
+  float t = static_cast<float>(v.f);
+  if (std::fabs(static_cast<double>(t)) > std::fabs(v.f)) t = std::nextafter(t, 0.0f);
+  if (static_cast<double>(t) != v.f) t = float_of(bits_of(t) | 1u);
+  return t;
 }
 
 template <class T>
 void store_int(const Value& v, void* p) {
-  T out = v.is_float ? float_to_int<T>(v.f) : int_to_int<T>(v.i);
+  T out = v.kind == Value::integer ? int_to_int<T>(v.i) : float_to_int<T>(v.f);
   std::memcpy(p, &out, sizeof(T));
 }
 
@@ -108,26 +144,39 @@ uint16_t f32_to_bf16(float f) {
 
 float bf16_to_f32(uint16_t h) { return float_of(static_cast<uint32_t>(h) << 16); }
 
+float f64_to_f32(double d) {
+  uint64_t x;
+  std::memcpy(&x, &d, 8);
+  if ((x & 0x7fffffffffffffffull) > 0x7ff0000000000000ull)  // NaN: quiet, sign and top 22 payload bits kept
+    return float_of(static_cast<uint32_t>((x >> 32) & 0x80000000u) | 0x7fc00000u |
+                    static_cast<uint32_t>((x >> 29) & 0x3fffffu));
+  return static_cast<float>(d);  // IEEE round to nearest even
+}
+
 void convert_element(DataType from, const void* src, DataType to, void* dst) {
   if (from == to) {
     std::memcpy(dst, src, size_of(to));
     return;
   }
-  Value v = load(from, src);
+  const Value v = load(from, src);
   switch (to) {
-    case DataType::f32: case DataType::f16: case DataType::bf16: {
-      float f = v.is_float ? v.f : static_cast<float>(v.i);
-      if (to == DataType::f32) std::memcpy(dst, &f, 4);
-      else {
-        uint16_t h = to == DataType::f16 ? f32_to_f16(f) : f32_to_bf16(f);
-        std::memcpy(dst, &h, 2);
-      }
+    case DataType::f32: { const float f = to_single(v, true); std::memcpy(dst, &f, 4); return; }
+    case DataType::f16: { const uint16_t h = f32_to_f16(to_single(v, false)); std::memcpy(dst, &h, 2); return; }
+    case DataType::bf16: { const uint16_t h = f32_to_bf16(to_single(v, false)); std::memcpy(dst, &h, 2); return; }
+    case DataType::f64: {
+      const double d = v.kind != Value::integer ? v.f
+                       : v.is_unsigned ? static_cast<double>(static_cast<uint64_t>(v.i)) : static_cast<double>(static_cast<int64_t>(v.i));
+      std::memcpy(dst, &d, 8);
       return;
     }
     case DataType::i8: store_int<int8_t>(v, dst); return;
     case DataType::u8: store_int<uint8_t>(v, dst); return;
+    case DataType::i16: store_int<int16_t>(v, dst); return;
+    case DataType::u16: store_int<uint16_t>(v, dst); return;
     case DataType::i32: store_int<int32_t>(v, dst); return;
+    case DataType::u32: store_int<uint32_t>(v, dst); return;
     case DataType::i64: store_int<int64_t>(v, dst); return;
+    case DataType::u64: store_int<uint64_t>(v, dst); return;
   }
 }
 
@@ -142,6 +191,9 @@ void check_compatible(const Layout& src, const Layout& dst) {
                 src.format().axes() + ") into " + dst.describe() + " (" + to_string(dst.format().kind()) +
                 ", axes " + dst.format().axes() + "): ranks, dims and kinds must match (data <-> data or "
                 "weights, grouped <-> grouped)");
+  if (!dst.overlap().empty())
+    throw Error("cannot reorder into " + dst.describe() + ": its " + dst.overlap() +
+                ", so the result would depend on the order of writes");
 }
 
 void reference_reorder(const Layout& src, const void* src_data, const Layout& dst, void* dst_data) {
@@ -171,9 +223,11 @@ std::vector<uint8_t> make_pattern(const Layout& layout) {
       case DataType::f32: { float v = static_cast<float>(n % (int64_t(1) << 24)); std::memcpy(p, &v, 4); break; }
       case DataType::f16: { uint16_t v = f32_to_f16(static_cast<float>(n % 2048)); std::memcpy(p, &v, 2); break; }
       case DataType::bf16: { uint16_t v = f32_to_bf16(static_cast<float>(n % 256)); std::memcpy(p, &v, 2); break; }
+      case DataType::f64: { double v = static_cast<double>(n); std::memcpy(p, &v, 8); break; }
       case DataType::i8: case DataType::u8: *p = static_cast<uint8_t>(n & 0xff); break;
-      case DataType::i32: { uint32_t v = static_cast<uint32_t>(n); std::memcpy(p, &v, 4); break; }
-      case DataType::i64: { int64_t v = n; std::memcpy(p, &v, 8); break; }
+      case DataType::i16: case DataType::u16: { uint16_t v = static_cast<uint16_t>(n); std::memcpy(p, &v, 2); break; }
+      case DataType::i32: case DataType::u32: { uint32_t v = static_cast<uint32_t>(n); std::memcpy(p, &v, 4); break; }
+      case DataType::i64: case DataType::u64: { int64_t v = n; std::memcpy(p, &v, 8); break; }
     }
     for (int a = r - 1; a >= 0; --a) {
       if (++c[a] < layout.dims()[a]) break;

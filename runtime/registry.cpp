@@ -18,33 +18,24 @@ struct Alias {
   const char* target;
 };
 
-// oneDNN tags checked element by element against oneDNN 2.6 (FORMATS.md section 2), PyTorch memory formats
-// (section 3).
+// PyTorch memory formats (FORMATS.md section 3). oneDNN tags need no rows: they are parsed by grammar
+// (runtime/onednn_tag.cpp).
 const Alias kAliases[] = {
-    {"nchw", "bfyx"},
-    {"nhwc", "byxf"},
-    {"ncdhw", "bfzyx"},
-    {"ndhwc", "bzyxf"},
-    {"chwn", "fyxb"},
-    {"nChw8c", "b_fs_yx_fsv8"},
-    {"nChw16c", "b_fs_yx_fsv16"},
-    {"nChw32c", "b_fs_yx_fsv32"},
-    {"nCdhw16c", "b_fs_zyx_fsv16"},
-    {"NChw16n16c", "bs_fs_yx_bsv16_fsv16"},
-    {"oihw", "oiyx"},
-    {"Oihw16o", "os_iyx_osv16"},
-    {"Ohwi16o", "os_yxi_osv16"},
-    {"OIhw16i16o", "os_is_yx_isv16_osv16"},
-    {"IOhw16i16o", "is_os_yx_isv16_osv16"},
-    {"OIhw16o16i", "os_is_yx_osv16_isv16"},
-    {"goihw", "goiyx"},
-    {"gOIhw16i16o", "g_os_is_yx_isv16_osv16"},
-    {"gIOhw16i16o", "g_is_os_yx_isv16_osv16"},
-    {"Goihw16g", "gs_oiyx_gsv16"},
     {"contiguous_format", "bfyx"},
     {"channels_last", "byxf"},
     {"channels_last_3d", "bzyxf"},
 };
+
+// The registered formats parsed once, to give a oneDNN tag its OpenVINO name.
+const std::vector<std::pair<std::string, Format>>& parsed_registry() {
+  static const std::vector<std::pair<std::string, Format>> rows = [] {
+    std::vector<std::pair<std::string, Format>> out;
+    for (const FormatEntry& e : registry())
+      if (e.unsupported.empty()) out.emplace_back(e.name, Format::parse(e.name));
+    return out;
+  }();
+  return rows;
+}
 
 }  // namespace
 
@@ -201,7 +192,31 @@ Format format_from_name(const std::string& name) {
   for (const FormatEntry& e : registry())
     if (e.name == name && !e.unsupported.empty())
       throw Error("format '" + name + "' is not supported: " + e.unsupported);
-  return Format::parse(name);
+  try {
+    return Format::parse(name);
+  } catch (const Error& as_openvino) {
+    if (!looks_like_onednn_tag(name)) throw;
+    Format f;
+    try {
+      f = Format::parse(onednn_tag_to_name(name));
+    } catch (const Error& as_tag) {
+      throw Error(std::string(as_openvino.what()) + "; as a oneDNN tag: " + as_tag.what());
+    }
+    for (const auto& [registered, g] : parsed_registry())
+      if (g == f) return g;  // a tag equal to an OpenVINO format resolves to it
+    return f;
+  }
+}
+
+std::vector<std::string> aliases_of(const Format& f) {
+  std::vector<std::string> out;
+  for (const Alias& a : kAliases)
+    if (Format::parse(a.target) == f) out.push_back(a.alias);
+  for (bool positional : {false, true}) {
+    const std::string tag = onednn_tag(f, positional);
+    if (!tag.empty()) out.push_back(tag);
+  }
+  return out;
 }
 
 }  // namespace clreorder

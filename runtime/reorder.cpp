@@ -175,17 +175,22 @@ ReorderResult reorder(const Engine& engine, const cl::Buffer& src, size_t src_of
 }
 
 std::vector<uint8_t> reorder(const Engine& engine, const std::vector<uint8_t>& src, const Layout& src_layout,
-                             const Layout& dst_layout, const ReorderOptions& opt, ReorderResult* result) {
+                             const Layout& dst_layout, const ReorderOptions& opt, ReorderResult* result,
+                             const std::vector<uint8_t>* dst_init) {
   check_compatible(src_layout, dst_layout);
   if (static_cast<int64_t>(src.size()) != src_layout.bytes())
     throw Error("source holds " + std::to_string(src.size()) + " bytes but " + src_layout.describe() + " needs " +
                 std::to_string(src_layout.bytes()));
+  if (dst_init && static_cast<int64_t>(dst_init->size()) != dst_layout.bytes())
+    throw Error("initial destination holds " + std::to_string(dst_init->size()) + " bytes but " + dst_layout.describe() +
+                " needs " + std::to_string(dst_layout.bytes()));
   for (const Layout* l : {&src_layout, &dst_layout}) check_fits_device(engine.info(), *l);
-  std::vector<uint8_t> out(static_cast<size_t>(dst_layout.bytes()));
+  std::vector<uint8_t> out = dst_init ? *dst_init : std::vector<uint8_t>(static_cast<size_t>(dst_layout.bytes()), 0);
   try {
     cl::Buffer s(engine.context(), CL_MEM_READ_ONLY, std::max<size_t>(src.size(), 1));
     cl::Buffer d(engine.context(), CL_MEM_READ_WRITE, std::max<size_t>(out.size(), 1));
     engine.queue().enqueueWriteBuffer(s, CL_TRUE, 0, src.size(), src.data());
+    if (!out.empty()) engine.queue().enqueueWriteBuffer(d, CL_TRUE, 0, out.size(), out.data());
     ReorderOptions o = opt;
     o.wait = true;
     ReorderResult r = reorder(engine, s, 0, src_layout, d, 0, dst_layout, o);

@@ -31,8 +31,11 @@ inline int64_t exact_integers(DataType t) {
     case DataType::f16: return 2048;
     case DataType::bf16: return 256;
     case DataType::f32: return int64_t(1) << 24;
+    case DataType::i16: return INT16_MAX;
+    case DataType::u16: return UINT16_MAX;
     case DataType::i32: return INT32_MAX;
-    case DataType::i64: return int64_t(1) << 53;
+    case DataType::u32: return UINT32_MAX;
+    case DataType::i64: case DataType::u64: case DataType::f64: return int64_t(1) << 53;
   }
   return 1;
 }
@@ -132,15 +135,16 @@ inline std::string compare_range(const std::vector<uint8_t>& got, const std::vec
 /// Runs `launch(src_arg, dst_arg)` on guarded arguments: the source tensor `src_off` bytes into its argument,
 /// the destination `dst_off` bytes into its own, pre-filled with random bytes. Then every source byte, every
 /// guard byte and the destination's offset prefix must be unchanged, and the destination must match the host
-/// reference byte for byte.
+/// reference byte for byte, the bytes its layout does not own (gaps of strided layouts) still the random ones.
 template <typename Launch>
 std::string check_launch(const Engine& e, const Case& c, const std::vector<uint8_t>& src, size_t src_off, size_t dst_off,
                          Launch launch) {
-  std::vector<uint8_t> want(static_cast<size_t>(c.dst.bytes()));
+  const std::vector<uint8_t> d_contents = random_bytes(dst_off + static_cast<size_t>(c.dst.bytes()), 13);
+  std::vector<uint8_t> want(d_contents.begin() + static_cast<std::ptrdiff_t>(dst_off), d_contents.end());
   reference_reorder(c.src, src.data(), c.dst, want.data());
   std::vector<uint8_t> s_contents = random_bytes(src_off, 5);
   s_contents.insert(s_contents.end(), src.begin(), src.end());
-  GuardedArg s(e, s_contents, 11), d(e, random_bytes(dst_off + want.size(), 13), 17);
+  GuardedArg s(e, s_contents, 11), d(e, d_contents, 17);
   launch(s.arg, d.arg);
   const std::vector<uint8_t> s_after = s.read(e), d_after = d.read(e);
   std::string err = compare_range(s_after, s.init, 0, s_after.size(), "the source buffer (guards included)");

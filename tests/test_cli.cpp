@@ -109,7 +109,7 @@ TEST(Cli, EveryMalformedArgumentIsNamedOnOneLineAndWritesNothing) {
       {run_with({"--shape", "1,2,3,4"}), "option --shape is given twice"},
       {run_with({"--shpe", "1,2,3,4"}), "unknown option '--shpe'"},
       {run_with({"extra"}), "unexpected argument 'extra'"},
-      {run_with({"--dtype", "f64"}), "unknown data type 'f64'"},
+      {run_with({"--dtype", "f128"}), "unknown data type 'f128'"},
       {run_with({"--to-dtype", "bf17"}), "unknown data type 'bf17'"},
       {run_with({"--dtype", ""}), "option --dtype is empty"},
       {run_with({"--src-pad-lower", "-1,0,0,0"}), "part '-1' is not a non-negative integer"},

@@ -56,19 +56,26 @@ TEST_P(EveryPairInsideRank, AllOrderedPairs) {
 INSTANTIATE_TEST_SUITE_P(Data, EveryPairInsideRank, ::testing::Values(2, 4, 5),
                          [](const ::testing::TestParamInfo<int>& i) { return "rank" + std::to_string(i.param); });
 
+// f32, f16 and bf16: the types every conversion test pairs with all others on every format pair.
+static bool is_narrow_float_or_f32(DataType t) { return t == DataType::f32 || t == DataType::f16 || t == DataType::bf16; }
+
 // Random bit patterns exercise NaN payloads, infinities, subnormals, ties and saturation on every pair.
 TEST(Device, EveryDataTypePairOnRandomBits) {
   REQUIRE_DEVICE(e);
   std::vector<Case> cases;
   const std::pair<const char*, const char*> formats[] = {{"bfyx", "b_fs_yx_fsv16"}, {"b_fs_yx_fsv16", "byxf"}, {"byxf", "byxf"}};
+  // All 144 pairs on the first format pair; on the others each type to and from f32, f16 and itself (the
+  // conversions are one family of functions per pair, the formats change the vector paths around them).
   for (const auto& [s, d] : formats)
     for (DataType st : all_data_types())
       for (DataType dt : all_data_types())
-        cases.push_back(make_case(Format::parse(s), Format::parse(d), {2, 19, 5, 7}, st, dt));
+        if (s == formats[0].first || st == dt || is_narrow_float_or_f32(st) || is_narrow_float_or_f32(dt))
+          cases.push_back(make_case(Format::parse(s), Format::parse(d), {2, 19, 5, 7}, st, dt));
   run_batch(*e, cases, true);
 }
 
-// Every f16 and bf16 pattern, and f32 edge values, converted to every type on the device, against the host.
+// Every f16 and bf16 pattern, f32 and f64 edge values and every integer type's limits, converted to every
+// type on the device, against the host.
 TEST(Device, ConversionsMatchTheHostBitForBit) {
   REQUIRE_DEVICE(e);
   Format plain = Format::parse("bfyx");
@@ -80,18 +87,52 @@ TEST(Device, ConversionsMatchTheHostBitForBit) {
                               std::ldexp(1.5f, -25), std::ldexp(1.0f, -14), std::ldexp(1.0f, -149), 1.0f + std::ldexp(1.0f, -11),
                               1.0f + std::ldexp(3.0f, -11), 1.0f + std::ldexp(1.0f, -8), INFINITY, -INFINITY, NAN,
                               std::nanf("0x12345"), -std::nanf("0x400001")};
+  // f64: the integer types' limits and their rounding ties, values whose rounding through f32 to nearest
+  // even would round twice (1 + 2^-11 + 2^-40 to f16), f32's and f16's overflow and subnormal boundaries,
+  // NaN payloads.
+  const double p = 1.0 / 1099511627776.0;  // 2^-40
+  std::vector<double> dedges = {0.0, -0.0, 0.5, 1.5, 2.5, -2.5, 127.5, -128.5, 255.5, 32767.5, -32768.5, 65535.5,
+                                65536.0, 65504.0, 65519.99, 65520.0, 2147483647.5, -2147483648.5, 4294967295.5,
+                                4294967296.0, 9.2233720368547758e18, 9.223372036854775e18, -9.2233720368547758e18,
+                                1.8446744073709552e19, 1.844674407370955e19, 1e300, -1e300, 3.4028234663852886e38,
+                                3.4028235677973366e38, 3.4028235677973362e38, std::ldexp(1.0, -149), std::ldexp(1.5, -149),
+                                std::ldexp(1.0, -150), std::ldexp(1.0, -150) * (1 + p), std::ldexp(1.0, -1074),
+                                std::ldexp(1.0, -25) * (1 + p), 1.0 + std::ldexp(1.0, -11) + p, 1.0 + std::ldexp(1.0, -11),
+                                1.0 + std::ldexp(1.0, -8) + p, -(1.0 + std::ldexp(1.0, -8) + p), 1.0 + std::ldexp(1.0, -24) + p,
+                                INFINITY, -INFINITY, NAN, std::nan("0x123456789"), -std::nan("0x8000000000001")};
+  std::vector<uint8_t> f64(dedges.size() * 8);
+  std::memcpy(f64.data(), dedges.data(), f64.size());
+  // Integers: each type's limits, and values that f32 (2^24 + 1), f16 (2049) or f64 (2^53 + 1) round.
+  auto ints = [](const std::vector<int64_t>& v, size_t bytes) {
+    std::vector<uint8_t> out(v.size() * bytes);
+    for (size_t k = 0; k < v.size(); ++k) std::memcpy(&out[k * bytes], &v[k], bytes);  // little-endian
+    return out;
+  };
+  const int64_t big = int64_t(1) << 53;
+  const std::vector<std::pair<DataType, std::vector<uint8_t>>> sources = {
+      {DataType::f16, all16}, {DataType::bf16, all16}, {DataType::f32, {}}, {DataType::f64, f64},
+      {DataType::i16, ints({0, 1, -1, 127, 128, -129, 255, 256, 2049, 2051, INT16_MAX, INT16_MIN}, 2)},
+      {DataType::u16, ints({0, 1, 255, 256, 2049, 2051, 32767, 32768, 65535}, 2)},
+      {DataType::u32, ints({0, 1, 65535, 65536, 16777217, 16777219, INT32_MAX, int64_t(1) << 31, UINT32_MAX}, 4)},
+      {DataType::i64, ints({0, -1, INT32_MAX, INT32_MIN, int64_t(UINT32_MAX), 16777217, big + 1, -(big + 1), big + 3,
+                            INT64_MAX, INT64_MIN}, 8)},
+      {DataType::u64, ints({0, 1, INT64_MAX, INT64_MIN, -1, big + 1, -(big + 1), int64_t(UINT32_MAX) + 1}, 8)}};
   std::vector<uint8_t> f32(edges.size() * 4);
   std::memcpy(f32.data(), edges.data(), f32.size());
-  int failures = 0;
-  for (DataType to : all_data_types()) {
-    for (DataType from : {DataType::f16, DataType::bf16, DataType::f32}) {
-      const std::vector<uint8_t>& src = from == DataType::f32 ? f32 : all16;
+  std::vector<std::pair<Case, const std::vector<uint8_t>*>> cases;
+  for (DataType to : all_data_types())
+    for (const auto& [from, bytes] : sources) {
+      const std::vector<uint8_t>& src = from == DataType::f32 ? f32 : bytes;
       Dims shape = {1, 1, 1, static_cast<int64_t>(src.size() / size_of(from))};
-      Case c{Layout(plain, from, shape), Layout(plain, to, shape),
-             std::string("bfyx ") + to_string(from) + " -> " + to_string(to)};
-      std::string err = run_case(*e, c, src);
-      if (!err.empty() && ++failures) ADD_FAILURE() << err;
+      cases.push_back({Case{Layout(plain, from, shape), Layout(plain, to, shape),
+                            std::string("bfyx ") + to_string(from) + " -> " + to_string(to)}, &src});
     }
+  std::vector<std::pair<Layout, Layout>> pairs;
+  for (const auto& c : cases) pairs.emplace_back(c.first.src, c.first.dst);
+  prepare(*e, pairs);  // one program for all of them
+  for (const auto& [c, src] : cases) {
+    std::string err = run_case(*e, c, *src);
+    if (!err.empty()) ADD_FAILURE() << err;
   }
 }
 
@@ -451,11 +492,12 @@ TEST(Device, TiledPathsOnVectorFriendlyShapes) {
       cases.push_back(make_case(Format::parse(s), Format::parse(d), shape, DataType::f32, DataType::f32, {0, 0, 1, 0},
                                 {0, 0, 0, 1}, {0, 0, 0, 2}, {0, 0, 1, 0}));
     }
+  // Each type to and from f32, f16, bf16 and itself (EveryDataTypePairOnRandomBits runs all 144 pairs).
   for (DataType st : all_data_types())
-    for (DataType dt : all_data_types()) {
-      cases.push_back(make_case(Format::parse("bfyx"), Format::parse("b_fs_yx_fsv16"), {2, 32, 4, 4}, st, dt));
-      cases.push_back(make_case(Format::parse("byxf"), Format::parse("b_fs_yx_fsv16"), {2, 32, 4, 4}, st, dt));
-    }
+    for (DataType dt : all_data_types())
+      if (st == dt || is_narrow_float_or_f32(st) || is_narrow_float_or_f32(dt))
+        for (const char* from : {"bfyx", "byxf"})
+          cases.push_back(make_case(Format::parse(from), Format::parse("b_fs_yx_fsv16"), {2, 32, 4, 4}, st, dt));
   std::map<std::string, int> paths;
   for (const Case& c : cases) {
     KernelData kd = plan_reorder(e->info(), c.src, c.dst, "tiled");

@@ -215,7 +215,7 @@ TEST(Model, LayoutErrorsNameTheValue) {
             std::string::npos);
   EXPECT_NE(error_of([] { L("b_fs_yx_fsv1048576_fsv1024__af387420489", {1, 1, 1, 1}); }).find("over 2^50"), std::string::npos);
   EXPECT_NE(error_of([] { parse_dims("3,x,4"); }).find("'x'"), std::string::npos);
-  EXPECT_NE(error_of([] { parse_data_type("f64"); }).find("'f64'"), std::string::npos);
+  EXPECT_NE(error_of([] { parse_data_type("f8"); }).find("'f8'"), std::string::npos);
   EXPECT_NE(error_of([] {
               reference_reorder(L("bfyx", {1, 2, 3, 4}), nullptr, L("bfzyx", {1, 2, 1, 3, 4}), nullptr);
             }).find("cannot reorder"),
@@ -275,6 +275,50 @@ TEST(Conversions, RoundingAndSaturation) {
   int8_t small = 0;
   convert_element(DataType::i64, &big, DataType::i8, &small);
   EXPECT_EQ(small, -128);
+}
+
+// The 16-, 32- and 64-bit types issue 12 added: known results, including f64 values that a conversion
+// rounding twice (to f32, then to f16) would get wrong.
+TEST(Conversions, SixteenThirtyTwoAndSixtyFourBitTypes) {
+  auto cvt = [](DataType from, auto v, DataType to) {
+    uint64_t out = 0;
+    convert_element(from, &v, to, &out);
+    return out;
+  };
+  const double p40 = std::ldexp(1.0, -40);
+  EXPECT_EQ(cvt(DataType::f64, 1.0 + std::ldexp(1.0, -11) + p40, DataType::f16), 0x3c01u);  // twice: 0x3c00
+  EXPECT_EQ(cvt(DataType::f64, 1.0 + std::ldexp(1.0, -11), DataType::f16), 0x3c00u);        // a true tie
+  EXPECT_EQ(cvt(DataType::f64, 1.0 + std::ldexp(1.0, -8) + p40, DataType::bf16), 0x3f81u);
+  EXPECT_EQ(cvt(DataType::f64, std::ldexp(1.0, -25) * (1 + p40), DataType::f16), 1u);       // above the half
+  EXPECT_EQ(cvt(DataType::f64, 1e300, DataType::f16), 0x7c00u);
+  EXPECT_EQ(cvt(DataType::f64, 1e300, DataType::f32), 0x7f800000u);
+  EXPECT_EQ(cvt(DataType::f64, 3.4028235677973362e38, DataType::f32), 0x7f7fffffu);  // just under the rounding to inf
+  EXPECT_EQ(cvt(DataType::f64, std::nan(""), DataType::i32), 0u);
+  EXPECT_EQ(cvt(DataType::f64, -1.0, DataType::u64), 0u);
+  EXPECT_EQ(cvt(DataType::f64, 1e20, DataType::u64), UINT64_MAX);
+  EXPECT_EQ(cvt(DataType::f64, 2.5, DataType::i16), 2u);
+  EXPECT_EQ(cvt(DataType::f64, 40000.0, DataType::i16), 0x7fffu);
+  EXPECT_EQ(cvt(DataType::f32, 70000.0f, DataType::u16), 0xffffu);
+  EXPECT_EQ(cvt(DataType::f32, -1.0f, DataType::u32), 0u);
+  EXPECT_EQ(cvt(DataType::u64, UINT64_MAX, DataType::i64), static_cast<uint64_t>(INT64_MAX));
+  EXPECT_EQ(cvt(DataType::i64, int64_t{-5}, DataType::u64), 0u);
+  EXPECT_EQ(cvt(DataType::u32, uint32_t{4000000000u}, DataType::i32), static_cast<uint64_t>(INT32_MAX));
+  EXPECT_EQ(cvt(DataType::i16, int16_t{-300}, DataType::u8), 0u);
+  EXPECT_EQ(cvt(DataType::u16, uint16_t{2049}, DataType::f16), 0x6800u);  // 2048: tie to even
+  EXPECT_EQ(cvt(DataType::u16, uint16_t{2051}, DataType::f16), 0x6802u);  // 2052
+  double d = 0;
+  const uint64_t two53p1 = (uint64_t{1} << 53) + 1;
+  const uint64_t dbits = cvt(DataType::u64, two53p1, DataType::f64);
+  std::memcpy(&d, &dbits, 8);
+  EXPECT_EQ(d, std::ldexp(1.0, 53));  // 2^53 + 1 rounds to even
+  float f = 0;
+  const uint32_t fbits = static_cast<uint32_t>(cvt(DataType::u64, UINT64_MAX, DataType::f32));
+  std::memcpy(&f, &fbits, 4);
+  EXPECT_EQ(f, std::ldexp(1.0f, 64));
+  // NaN keeps its sign and top payload bits, quiet, as the device code writes it.
+  EXPECT_EQ(cvt(DataType::f64, -std::nan("0x8000000000001"), DataType::f32), 0xffc00000u | (0x8000000000001ull >> 29));
+  for (const char* name : {"i16", "u16", "u32", "u64", "f64"}) EXPECT_EQ(to_string(parse_data_type(name)), std::string(name));
+  EXPECT_NE(error_of([] { parse_data_type("f128"); }).find("'f128'"), std::string::npos);
 }
 
 TEST(Pattern, IsTheLogicalIndexWithZeroPadding) {

@@ -26,6 +26,13 @@ struct Sweep {
 
 Format F(const char* name) { return format_from_name(name); }
 
+// A strided view: its gaps must stay untouched, its reads stay inside the source.
+Layout V(const char* name, const Dims& dims, const Dims& strides, int64_t offset, DataType t) {
+  return Layout(F(name), t, dims, {}, {}, strides, offset);
+}
+
+Case C(const Layout& s, const Layout& d) { return Case{s, d, s.describe() + " -> " + d.describe()}; }
+
 std::vector<Sweep> sweep_cases() {
   using T = DataType;
   return {
@@ -44,11 +51,21 @@ std::vector<Sweep> sweep_cases() {
       {make_case(F("byxf"), F("b_fs_yx_fsv32"), {2, 33, 3, 4}, T::i32, T::i64), 0, 0},
       {make_case(F("bfyx"), F("b_fs_yx_fsv16"), {2, 32, 4, 4}, T::f32, T::f16), 0, 1},
       {make_case(F("b_fs_yx_fsv16"), F("bfyx"), {2, 32, 7, 7}, T::u8, T::u8), 2, 0},
+      // The 16-, 32- and 64-bit types: f64 into f16 (through f32 rounded to odd), i16 and u16 words, u64 tails.
+      {make_case(F("bfyx"), F("b_fs_yx_fsv16"), {2, 19, 3, 5}, T::f64, T::f16, {}, {}, {0, 1, 0, 0}), 0, 1},
+      {make_case(F("byxf"), F("bfyx"), {2, 24, 3, 3}, T::i16, T::f64), 1, 0},
+      {make_case(F("bfyx"), F("byxf"), {2, 13, 4, 8}, T::u16, T::u16), 1, 3},
+      {make_case(F("b_fs_yx_fsv16"), F("byxf"), {2, 19, 2, 3}, T::u64, T::u32, {0, 0, 1, 0}), 0, 0},
+      // Strided views: a slice with gaps on either side, a broadcast source, blocks with room between them.
+      {C(Layout(F("b_fs_yx_fsv16"), T::f32, {2, 19, 5, 7}), V("bfyx", {2, 19, 5, 7}, {7 * 11 * 24, 1, 11 * 24, 24}, 313, T::f32)), 0, 1},
+      {C(V("bfyx", {2, 19, 5, 7}, {24 * 77, 77, 11, 1}, 90, T::f16), Layout(F("byxf"), T::f16, {2, 19, 5, 7})), 1, 0},
+      {C(V("bfyx", {3, 20, 3, 5}, {15, 0, 5, 1}, 0, T::f32), V("b_fs_yx_fsv16", {3, 20, 3, 5}, {1000, 300, 96, 16}, 7, T::f32)), 0, 0},
       // Weights: tails on both block axes (33 x 17), int8 packed words, swizzles, fused y*x, 3D.
       {make_case(F("oiyx"), F("os_is_yx_isv16_osv16"), {33, 17, 3, 3}), 0, 0},
       {make_case(F("oiyx"), F("os_is_yx_osa4_isa8_osv8_isv4"), {32, 32, 3, 3}, T::i8, T::i8), 1, 0},
       {make_case(F("oiyx"), F("os_is_yx_osv16_isv4"), {32, 20, 3, 3}, T::u8, T::u8), 0, 4},
       {make_case(F("os_iyx_osv16"), F("oiyx"), {33, 17, 1, 1}, T::f16, T::f32), 0, 0},
+      {make_case(F("oiyx"), F("os_is_yx_osv16_isv4"), {32, 20, 3, 3}, T::i16, T::i16), 0, 2},
       {make_case(F("oiyx"), F("os_is_yx_osv32_isv4_swizzled_by_2"), {33, 17, 3, 3}, T::i8, T::i8, {1, 0, 0, 0}), 0, 0},
       {make_case(F("b_fs_zyx_fsv4"), F("is_os_zyx_isv16_osv16"), {4, 9, 11, 5, 1}, T::u8, T::bf16, {}, {}, {},
                  {0, 1, 1, 1, 2}), 0, 0},

@@ -29,10 +29,12 @@ const char* kUsage = R"(usage: clreorder COMMAND [options]
 commands:
   devices                      list OpenCL platforms and devices; '*' marks the default
   formats [--json]             list every registered format (kind, rank, order, blocks)
-  explain FORMAT --shape D0,D1,... [--dtype T] [--pad-lower ..] [--pad-upper ..] [--at C0,C1,..] [--limit N]
-                               print the memory map: each offset with its logical coordinate, or pad
+  explain FORMAT --shape D0,D1,... [--dtype T] [--pad-lower ..] [--pad-upper ..] [--strides ..] [--offset N]
+          [--at C0,C1,..] [--limit N]
+                               print the memory map: each offset with its logical coordinate, pad or gap
   run --from FMT --to FMT --shape D0,D1,... [--dtype T] [--to-dtype T]
       [--src-pad-lower ..] [--src-pad-upper ..] [--dst-pad-lower ..] [--dst-pad-upper ..]
+      [--src-strides S0,S1,..] [--dst-strides ..] [--src-offset N] [--dst-offset N]
       [--input FILE] [--output FILE] [--check] [--device SPEC] [--impl NAME]
                                reorder on the device; prints the implementation, kernel time and GB/s
   bench --from FMT --to FMT --shape ... [same layout options] [--impl NAME] [--runs N] [--json]
@@ -43,8 +45,13 @@ commands:
   demo                         bfyx -> b_fs_yx_fsv16 on a small odd shape, checked, with a short explain
   help                         this text
 
-Shapes and paddings are in the formats' canonical logical order: data b,f,[v,u,w,z],y,x; weights
-o,i,[z],y,x; grouped weights g,o,i,[z],y,x. Data types: f32 f16 bf16 i8 u8 i32 i64 (default f32).
+Strides (elements; of a whole block for a blocked axis) and offsets (elements) describe views such as
+PyTorch's (sizes, strides, storage_offset): elements between strided ones are never written; a source
+stride may be 0 (broadcast). FORMAT is an OpenVINO name, a oneDNN tag (nChw16c, aBcd16b) or a PyTorch
+name (channels_last).
+Shapes, paddings and strides are in the formats' canonical logical order: data b,f,[v,u,w,z],y,x; weights
+o,i,[z],y,x; grouped weights g,o,i,[z],y,x. Data types: f32 f16 bf16 f64 i8 u8 i16 u16 i32 u32 i64 u64 (default f32;
+f64 on devices with double support).
 Without --input the source holds each element's logical linear index (wrapped to the type) and zero
 padding. --check compares every destination byte, padding included, with the host reference.
 Environment: CLREORDER_DEVICE (index or name substring), CLREORDER_FORCE_IMPL (implementation name),
@@ -136,9 +143,9 @@ int cmd_devices() {
     }
     std::printf("%s %d: %s\n", d.is_default ? "*" : " ", d.index, d.name.c_str());
     std::printf("     type %s, %s, driver %s\n", d.type.c_str(), d.version.c_str(), d.driver.c_str());
-    std::printf("     global memory %.1f MiB, max allocation %.1f MiB, cache %.1f MiB, max work-group %zu, fp16 %s\n",
+    std::printf("     global memory %.1f MiB, max allocation %.1f MiB, cache %.1f MiB, max work-group %zu, fp16 %s, fp64 %s\n",
                 d.global_mem / 1048576.0, d.max_alloc / 1048576.0, d.cache_bytes / 1048576.0, d.max_work_group,
-                d.fp16 ? "yes" : "no");
+                d.fp16 ? "yes" : "no", d.fp64 ? "yes" : "no");
   }
   return 0;
 }
@@ -178,20 +185,27 @@ int cmd_formats(const Args& a) {
   return 0;
 }
 
-Layout layout_from(const std::string& fmt, const std::string& dtype, const Dims& shape, const Dims& lo, const Dims& up) {
-  return Layout(format_from_name(fmt), parse_data_type(dtype), shape, lo, up);
+// One side's layout from its options (`pre` "src-", "dst-" or "" for explain): format, type, shape, paddings,
+// explicit strides and base offset.
+Layout layout_from(const Args& a, const std::string& fmt, const std::string& dtype, const Dims& shape, const std::string& pre) {
+  return Layout(format_from_name(fmt), parse_data_type(dtype), shape, optional_dims(a, pre + "pad-lower"),
+                optional_dims(a, pre + "pad-upper"), optional_dims(a, pre + "strides"),
+                a.count(pre + "offset", 0, 0, int64_t(1) << 50));
 }
 
 int cmd_explain(const Args& a, const CliOptions& o) {
   if (a.positional().size() != 1) throw Error("explain takes one FORMAT, e.g. clreorder explain b_fs_yx_fsv16 --shape 2,2,2,2");
-  Layout l = layout_from(a.positional()[0], a.get("dtype", "f32"), parse_dims(a.need("shape")),
-                         optional_dims(a, "pad-lower"), optional_dims(a, "pad-upper"));
+  Layout l = layout_from(a, a.positional()[0], a.get("dtype", "f32"), parse_dims(a.need("shape")), "");
   const int64_t limit = a.count("limit", std::min<int64_t>(4096, o.max_explain_lines), 0, o.max_explain_lines);
   const Format& f = l.format();
   std::printf("%s: %s, axes %s, order %s, blocks %s\n", l.describe().c_str(), to_string(f.kind()), f.axes().c_str(),
               f.order().c_str(), f.blocks_string().c_str());
   std::printf("%lld elements (%lld logical), %lld bytes\n", static_cast<long long>(l.elements()),
               static_cast<long long>(l.logical_elements()), static_cast<long long>(l.bytes()));
+  const std::string same = named_equivalent(l);
+  if (!same.empty() && (same.compare(0, f.name().size() + 1, f.name() + " ") != 0 && same != f.name()))
+    std::printf("same elements as %s\n", same.c_str());
+  if (!l.overlap().empty()) std::printf("overlapping: %s (a source only)\n", l.overlap().c_str());
   if (a.has("at")) {
     Dims c = parse_dims(a.get("at"));
     int64_t off = l.offset(c);
@@ -199,15 +213,20 @@ int cmd_explain(const Args& a, const CliOptions& o) {
                 static_cast<long long>(off * static_cast<int64_t>(size_of(l.data_type()))));
     return 0;
   }
-  // Dense plans store digit tuple p at offset p, so only the printed lines are decoded, whatever the size.
-  if (!l.plan().dense()) throw Error("explain: " + l.describe() + " is not a dense layout");
-  int64_t c[8], off;
-  const int64_t shown = std::min(limit, l.elements());
-  for (int64_t p = 0; p < shown; ++p) {
+  // Digit tuples in order (memory order for dense and strided plans alike, their digits sorted by stride),
+  // so only the printed lines are decoded, whatever the size; offsets the layout skips show as gaps.
+  int64_t c[8], off, next = l.base_offset(), lines = 0, p = 0;
+  const int64_t tuples = l.plan().digit_space;
+  for (; p < tuples && lines < limit; ++p, ++lines) {
     bool valid = l.plan().decode(p, &off, c);
+    if (off > next && lines + 1 < limit) {
+      std::printf("i = %lld..%lld => gap (not this tensor's)\n", static_cast<long long>(next), static_cast<long long>(off - 1));
+      ++lines;
+    }
+    next = std::max(next, off + 1);
     std::printf("i = %lld => %s\n", static_cast<long long>(off), valid ? coord_text(f, c).c_str() : "pad");
   }
-  if (l.elements() > shown) std::printf("... %lld more (raise --limit)\n", static_cast<long long>(l.elements() - shown));
+  if (p < tuples) std::printf("... %lld more elements (raise --limit)\n", static_cast<long long>(tuples - p));
   return 0;
 }
 
@@ -218,9 +237,8 @@ struct Pair {
 Pair pair_from(const Args& a) {
   Dims shape = parse_dims(a.need("shape"));
   std::string dt = a.get("dtype", "f32");
-  Layout src = layout_from(a.need("from"), dt, shape, optional_dims(a, "src-pad-lower"), optional_dims(a, "src-pad-upper"));
-  Layout dst = layout_from(a.need("to"), a.get("to-dtype", dt), shape, optional_dims(a, "dst-pad-lower"),
-                           optional_dims(a, "dst-pad-upper"));
+  Layout src = layout_from(a, a.need("from"), dt, shape, "src-");
+  Layout dst = layout_from(a, a.need("to"), a.get("to-dtype", dt), shape, "dst-");
   check_compatible(src, dst);
   const KernelSelector& ks = KernelSelector::instance();
   if (a.has("impl") && !ks.find(a.get("impl")))
@@ -314,8 +332,11 @@ int run_reorder(const Engine& engine, const Pair& pr, const std::string& input, 
   opt.force_impl = impl;
   ReorderResult res;
   std::vector<uint8_t> out = reorder(engine, src, pr.src, pr.dst, opt, &res);
-  // A second run: the first paid for the kernel's first launch; this one shows the steady state.
-  reorder(engine, src, pr.src, pr.dst, opt, &res);
+  // A second run: the first paid for the kernel's first launch; this one shows the steady state. Its
+  // destination starts as a sentinel, so that --check sees an element the kernel failed to write, and a
+  // byte it wrote that the layout does not own (a gap).
+  const std::vector<uint8_t> sentinel(out.size(), 0xAB);
+  const std::vector<uint8_t> checked = reorder(engine, src, pr.src, pr.dst, opt, &res, &sentinel);
   const double bytes = static_cast<double>(pr.src.bytes() + pr.dst.bytes());
   std::printf("impl: %s (kernel %s)\n", res.impl.c_str(), res.entry.c_str());
   std::printf("bytes: source %lld, destination %lld (%lld logical elements)\n", static_cast<long long>(pr.src.bytes()),
@@ -328,17 +349,17 @@ int run_reorder(const Engine& engine, const Pair& pr, const std::string& input, 
     std::printf("output: %zu bytes written\n", out.size());
   }
   if (!check) return 0;
-  std::vector<uint8_t> want(out.size(), 0xAB);
+  std::vector<uint8_t> want = sentinel;
   reference_reorder(pr.src, src.data(), pr.dst, want.data());
   size_t bad = 0, first = 0;
-  for (size_t i = 0; i < out.size(); ++i)
-    if (out[i] != want[i] && bad++ == 0) first = i;
+  for (size_t i = 0; i < checked.size(); ++i)
+    if (checked[i] != want[i] && bad++ == 0) first = i;
   if (bad) {
     std::printf("check: FAILED, %zu of %zu bytes differ from the host reference; first at byte %zu (got 0x%02x, "
-                "want 0x%02x)\n", bad, out.size(), first, out[first], want[first]);
+                "want 0x%02x)\n", bad, checked.size(), first, checked[first], want[first]);
     return 1;
   }
-  std::printf("check: OK, all %zu destination bytes (padding included) match the host reference\n", out.size());
+  std::printf("check: OK, all %zu destination bytes (padding included) match the host reference\n", checked.size());
   return 0;
 }
 
@@ -421,7 +442,8 @@ int cmd_demo(const CliOptions& o) {
 int dispatch(int argc, const char* const* argv, const CliOptions& o) {
   const std::string cmd = argv[1];
   const std::set<std::string> layout_opts = {"from", "to", "shape", "dtype", "to-dtype", "src-pad-lower", "src-pad-upper",
-                                             "dst-pad-lower", "dst-pad-upper", "device", "impl"};
+                                             "dst-pad-lower", "dst-pad-upper", "src-strides", "dst-strides",
+                                             "src-offset", "dst-offset", "device", "impl"};
   if (cmd == "help" || cmd == "--help" || cmd == "-h") {
     Args(argc, argv, 2, {}, {});
     std::fputs(kUsage, stdout);
@@ -432,7 +454,7 @@ int dispatch(int argc, const char* const* argv, const CliOptions& o) {
     return o.dry_run ? 0 : cmd_devices();
   }
   if (cmd == "formats") return cmd_formats(Args(argc, argv, 2, {}, {"json"}));
-  if (cmd == "explain") return cmd_explain(Args(argc, argv, 2, {"shape", "dtype", "pad-lower", "pad-upper", "at", "limit"}, {}, 1), o);
+  if (cmd == "explain") return cmd_explain(Args(argc, argv, 2, {"shape", "dtype", "pad-lower", "pad-upper", "strides", "offset", "at", "limit"}, {}, 1), o);
   if (cmd == "source") return cmd_source(Args(argc, argv, 2, layout_opts, {}), o);
   if (cmd == "run") {
     std::set<std::string> opts = layout_opts;

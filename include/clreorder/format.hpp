@@ -107,8 +107,24 @@ struct FormatEntry {
 /// Every registered format, in the order of FORMATS.md.
 const std::vector<FormatEntry>& registry();
 
-/// Parses a registered name or any name the grammar accepts; aliases (oneDNN tags such as nChw16c,
-/// PyTorch names such as channels_last) resolve to their OpenVINO format. Throws naming the name.
+/// Parses a registered name or any name the grammar accepts, a oneDNN tag (letter form nChw16c, OIhw4i16o4i,
+/// positional form aBcd16b, ABcd8b16a2b) or a PyTorch memory format name (channels_last). A tag or alias
+/// equal to a registered OpenVINO format resolves to it. Throws naming the name and the offending part.
 Format format_from_name(const std::string& name);
+
+/// Other names of a format: PyTorch names, its oneDNN letter tag and positional tag (none where oneDNN's
+/// grammar cannot say it: fused axes, alignment, swizzles).
+std::vector<std::string> aliases_of(const Format& f);
+
+/// Whether `s` has the shape of a oneDNN tag (letters and digits, starting with a letter, no '_').
+bool looks_like_onednn_tag(const std::string& s);
+
+/// The name in our grammar of a oneDNN tag: nChw16c -> b_fs_yx_fsv16, ABcd8b16a2b -> bs_fs_yx_fsv8_bsv16_fsv2.
+/// Positional tags (a = first canonical axis) read as data formats. Throws naming the tag and the part.
+std::string onednn_tag_to_name(const std::string& tag);
+
+/// The oneDNN tag of a format: letter form (nChw16c; "" for data axes v, u, w, which have no letter) or
+/// positional form (aBcd16b); "" where oneDNN's grammar cannot say it.
+std::string onednn_tag(const Format& f, bool positional);
 
 }  // namespace clreorder

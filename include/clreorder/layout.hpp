@@ -10,17 +10,22 @@
 
 namespace clreorder {
 
-/// Element types. f16 and bf16 travel as 16-bit patterns (PoCL has no cl_khr_fp16).
-enum class DataType { f32, f16, bf16, i8, u8, i32, i64 };
+/// Element types. f16 and bf16 travel as 16-bit patterns (PoCL has no cl_khr_fp16); f64 needs a device with
+/// double support (cl_khr_fp64).
+enum class DataType { f32, f16, bf16, i8, u8, i32, i64, i16, u16, u32, u64, f64 };
 
 /// Name of a data type ("f32", "f16", ...).
 const char* to_string(DataType t);
-/// Parses "f32", "f16", "bf16", "i8", "u8", "i32", "i64"; throws naming the value otherwise.
+/// Parses a type name ("f32", "u16", ... as all_data_types() lists them); throws naming the value otherwise.
 DataType parse_data_type(const std::string& name);
 /// Bytes per element.
 size_t size_of(DataType t);
-/// Whether the type is f32, f16 or bf16.
+/// Whether the type is f32, f16, bf16 or f64.
 bool is_floating(DataType t);
+/// Whether the type is an unsigned integer (u8, u16, u32, u64).
+bool is_unsigned(DataType t);
+/// "f32, f16, bf16, ..." for messages and help texts.
+std::string data_type_names();
 /// All data types, for listings and tests.
 const std::vector<DataType>& all_data_types();
 
@@ -66,10 +71,18 @@ struct IndexPlan {
 
 /// A tensor's memory: format, data type, logical dims and explicit lower/upper padding per logical axis.
 /// Padding is applied before blocking: a lower pad of 3 on f shifts feature f to slot f+3.
+/// Optionally explicit strides, in elements, one per logical axis in canonical order: the step of the outer
+/// part of that axis (of a whole block for a blocked one; the blocks stay dense inside, as in oneDNN), and a
+/// base offset in elements. PyTorch's (sizes, strides, storage_offset) and oneDNN's strided or sub-tensor
+/// memory descriptors are such layouts. Elements between strided ones (gaps) are not the layout's: a reorder
+/// never writes them. A stride of 0 repeats an element (a broadcast source); a destination whose elements
+/// would share memory is refused (see overlap()).
 class Layout {
  public:
-  /// Validates everything and throws naming the offending value.
-  Layout(Format format, DataType type, Dims dims, Dims pad_lower = {}, Dims pad_upper = {});
+  /// Validates everything and throws naming the offending value. `strides` empty: the format's own dense
+  /// strides.
+  Layout(Format format, DataType type, Dims dims, Dims pad_lower = {}, Dims pad_upper = {}, Dims strides = {},
+         int64_t base_offset = 0);
 
   /// The memory format.
   const Format& format() const { return format_; }
@@ -81,6 +94,13 @@ class Layout {
   const Dims& pad_lower() const { return pad_lower_; }
   /// Explicit upper padding per logical axis.
   const Dims& pad_upper() const { return pad_upper_; }
+  /// Explicit strides per logical axis (empty: the format's dense strides).
+  const Dims& strides() const { return strides_; }
+  /// Element offset of the layout's first element (PyTorch's storage_offset); 0 unless given.
+  int64_t base_offset() const { return plan_.base; }
+  /// Why two elements of this layout may share memory (naming the strides), or "" when none do. A reorder
+  /// refuses such a destination; as a source it is fine (broadcast).
+  const std::string& overlap() const { return overlap_; }
   /// Number of logical axes.
   int rank() const { return format_.rank(); }
   /// The index plan every offset comes from (host reference and generated kernels alike).
@@ -99,15 +119,29 @@ class Layout {
   /// A string naming the layout exactly (format, type, dims, paddings), computed once; cache keys use it.
   const std::string& key() const { return key_; }
   /// Same layout with another data type.
-  Layout with_type(DataType t) const { return Layout(format_, t, dims_, pad_lower_, pad_upper_); }
+  Layout with_type(DataType t) const { return Layout(format_, t, dims_, pad_lower_, pad_upper_, strides_, plan_.base); }
 
  private:
+  void apply_strides(const std::string& where);  // explicit strides into plan_, overlap_
   Format format_;
   DataType type_;
-  Dims dims_, pad_lower_, pad_upper_;
+  Dims dims_, pad_lower_, pad_upper_, strides_;
   IndexPlan plan_;
-  std::string key_;
+  std::string key_, overlap_;
 };
+
+/// Whether two layouts put every element at the same offset and own the same padding (the plans agree on
+/// every digit that counts), whatever their formats are called: a strided bfyx with byxf's strides equals byxf.
+bool same_elements(const Layout& a, const Layout& b);
+
+/// The registered format whose layout (same type, dims and padding, dense) puts every element where `l` does,
+/// as "byxf (channels_last)"; "" when none does. A runtime can then take that format's kernels for a view.
+std::string named_equivalent(const Layout& l);
+
+/// PyTorch's preserve_format rule: the output layout of type `type` for an input `in` keeps in's format,
+/// padding and strides when in is dense and non-overlapping (its elements fill its span exactly), else it
+/// is the contiguous (canonical plain) layout of in's dims.
+Layout preserve_format(const Layout& in, DataType type);
 
 /// "3,19,5,7" -> {3,19,5,7}; throws naming the text when a part is not a non-negative integer.
 Dims parse_dims(const std::string& text);

@@ -17,9 +17,13 @@ float f16_to_f32(uint16_t h);
 uint16_t f32_to_bf16(float f);
 /// bf16 bits -> f32, exact.
 float bf16_to_f32(uint16_t h);
+/// f64 -> f32, round to nearest even; NaN stays NaN (quiet, sign and top payload bits kept), as the device
+/// code writes it out, since hardware conversions differ in NaN payloads.
+float f64_to_f32(double d);
 
 /// Converts one element: equal types copy bits; float to integer rounds to nearest even and saturates,
-/// NaN gives 0; integer to integer saturates; anything to f16/bf16 goes through f32, rounding to nearest even.
+/// NaN gives 0; integer to integer saturates; integers to f32 and f64 round to nearest even; anything to
+/// f16/bf16 goes through f32 (an f64 rounded to odd there, so the one rounding to nearest even is exact).
 void convert_element(DataType from, const void* src, DataType to, void* dst);
 
 /// Reorders `src` (src.bytes() bytes) into `dst` (dst.bytes() bytes): every destination element the layout
@@ -27,12 +31,13 @@ void convert_element(DataType from, const void* src, DataType to, void* dst);
 void reference_reorder(const Layout& src, const void* src_data, const Layout& dst, void* dst_data);
 
 /// The deterministic source pattern: each element is its logical linear index in canonical order, wrapped
-/// to the type's exact range (f32: mod 2^24, f16: mod 2048, bf16: mod 256, integers: two's-complement
-/// wrap); padding is zero.
+/// to the type's exact range (f32: mod 2^24, f16: mod 2048, bf16: mod 256, f64: exact, integers:
+/// two's-complement wrap); padding is zero.
 std::vector<uint8_t> make_pattern(const Layout& layout);
 
-/// Throws unless src and dst can be reordered into each other: same rank and dims, and compatible kinds
-/// (data <-> data or weights, grouped <-> grouped). The message names both layouts.
+/// Throws unless src can be reordered into dst: same rank and dims, compatible kinds (data <-> data or
+/// weights, grouped <-> grouped), and no two destination elements in one place (Layout::overlap()). The
+/// message names both layouts.
 void check_compatible(const Layout& src, const Layout& dst);
 
 }  // namespace clreorder

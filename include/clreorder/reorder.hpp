@@ -41,9 +41,12 @@ ReorderResult reorder(const cl::CommandQueue& queue, const cl::Buffer& src, size
 ReorderResult reorder(const Engine& engine, const cl::Buffer& src, size_t src_offset, const Layout& src_layout,
                       const cl::Buffer& dst, size_t dst_offset, const Layout& dst_layout, const ReorderOptions& opt = {});
 
-/// Convenience: host bytes in (src_layout.bytes() of them), host bytes out (dst_layout.bytes()).
+/// Convenience: host bytes in (src_layout.bytes() of them), host bytes out (dst_layout.bytes()). The
+/// destination starts as `dst_init` (dst_layout.bytes() of them) when given, else as zeros, so the bytes the
+/// layout does not own (gaps between strided elements) come back as they were.
 std::vector<uint8_t> reorder(const Engine& engine, const std::vector<uint8_t>& src, const Layout& src_layout,
-                             const Layout& dst_layout, const ReorderOptions& opt = {}, ReorderResult* result = nullptr);
+                             const Layout& dst_layout, const ReorderOptions& opt = {}, ReorderResult* result = nullptr,
+                             const std::vector<uint8_t>* dst_init = nullptr);
 
 /// Throws naming the layout, its bytes and the device when the layout needs a larger buffer than the
 /// device can allocate (CL_DEVICE_MAX_MEM_ALLOC_SIZE).

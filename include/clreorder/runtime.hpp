@@ -32,6 +32,7 @@ struct DeviceInfo {
   uint64_t cache_bytes = 0;      ///< CL_DEVICE_GLOBAL_MEM_CACHE_SIZE (0: unknown); decides streaming stores
   size_t max_work_group = 0;     ///< CL_DEVICE_MAX_WORK_GROUP_SIZE
   bool fp16 = false;             ///< cl_khr_fp16
+  bool fp64 = false;             ///< cl_khr_fp64 (double): f64 layouts are refused without it
   bool is_default = false;       ///< what an empty device choice picks
   cl::Device device;
 };

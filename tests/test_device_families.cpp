@@ -1,0 +1,108 @@
+// Device tests of the layout families beside OpenVINO's names: strided views with gaps (never written),
+// broadcast sources, blocked layouts with explicit strides and oneDNN tags, on every implementation that
+// accepts each case, byte-exact against the host reference, the destination's gaps and guards unchanged.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "clreorder/kernel_selector.hpp"
+#include "clreorder/reorder.hpp"
+#include "device_cases.hpp"
+#include "test_support.hpp"
+
+using namespace clreorder;
+using namespace clreorder_test;
+
+namespace {
+
+Layout strided(const char* fmt, const Dims& dims, const Dims& strides, int64_t offset = 0, DataType t = DataType::f32) {
+  return Layout(format_from_name(fmt), t, dims, {}, {}, strides, offset);
+}
+
+Layout dense(const char* fmt, const Dims& dims, DataType t = DataType::f32) {
+  return Layout(format_from_name(fmt), t, dims);
+}
+
+Case pair(const Layout& s, const Layout& d) { return Case{s, d, s.describe() + " -> " + d.describe()}; }
+
+// Every implementation that accepts a case runs it, forced; each must accept at least one.
+void run_every_implementation(const Engine& e, const std::vector<Case>& cases) {
+  std::map<std::string, int> ran;
+  for (const auto& impl : KernelSelector::instance().impls()) {
+    std::vector<Case> accepted;
+    for (const Case& c : cases)
+      if (impl->reject(ReorderParams{c.src, c.dst, e.info()}).empty()) accepted.push_back(c);
+    ran[impl->name()] = static_cast<int>(accepted.size());
+    if (!accepted.empty()) run_batch(e, accepted, true, impl->name());
+  }
+  for (const auto& [name, n] : ran) std::printf("%s: %d cases\n", name.c_str(), n);
+  EXPECT_GT(ran["generic"], 0);
+  EXPECT_GT(ran["tiled"], 0);
+  EXPECT_GT(ran["staged"], 0);
+}
+
+}  // namespace
+
+// Views with gaps as destinations and as sources, against plain, blocked and double-blocked formats.
+TEST(DeviceFamilies, StridedViewsWithGapsEveryImplementation) {
+  REQUIRE_DEVICE(e);
+  const Dims shape = {2, 19, 5, 7};
+  // x[:, 1:20, 1:6, 2:9] of a (2, 24, 7, 11) bfyx tensor, and the same view of an NHWC one.
+  const Layout slice_nchw = strided("bfyx", shape, {24 * 77, 77, 11, 1}, 77 + 11 + 2);
+  const Layout slice_nhwc = strided("bfyx", shape, {7 * 11 * 24, 1, 11 * 24, 24}, 24 * 11 + 2 * 24 + 1);
+  // Every other row of y and a padded channel stride.
+  const Layout sparse = strided("bfyx", shape, {19 * 16 * 8, 16 * 8, 16, 2});
+  std::vector<Case> cases;
+  for (const char* f : {"bfyx", "byxf", "b_fs_yx_fsv16", "fs_b_yx_fsv32", "bs_fs_yx_bsv16_fsv16", "yxfb"})
+    for (const Layout* v : {&slice_nchw, &slice_nhwc, &sparse}) {
+      cases.push_back(pair(dense(f, shape), *v));
+      cases.push_back(pair(*v, dense(f, shape)));
+    }
+  // Types around it: 8-, 16- and 64-bit elements, conversions.
+  cases.push_back(pair(dense("b_fs_yx_fsv16", shape, DataType::f16), slice_nhwc.with_type(DataType::f16)));
+  cases.push_back(pair(slice_nchw.with_type(DataType::u8), dense("byxf", shape, DataType::f32)));
+  cases.push_back(pair(slice_nhwc.with_type(DataType::i16), sparse.with_type(DataType::f64)));
+  run_every_implementation(*e, cases);
+}
+
+// A blocked destination with room between its blocks (oneDNN's strided blocked descriptors), oneDNN tags on
+// either side, and broadcast sources (stride 0) into dense and blocked destinations.
+TEST(DeviceFamilies, BlockedStridesTagsAndBroadcasts) {
+  REQUIRE_DEVICE(e);
+  const Dims shape = {3, 20, 3, 5};
+  const Layout roomy = strided("b_fs_yx_fsv16", shape, {1000, 300, 96, 16}, 7);
+  const Layout bcast_f = strided("bfyx", shape, {15, 0, 5, 1});       // one plane for every channel
+  const Layout bcast_bx = strided("byxf", shape, {0, 1, 20, 0});      // one value per (f, y)
+  std::vector<Case> cases = {pair(dense("bfyx", shape), roomy),
+                             pair(roomy, dense("byxf", shape)),
+                             pair(dense("nChw16c", shape), dense("aBcd8b", shape)),
+                             pair(dense("ABcd8b16a2b", {17, 20, 3, 5}, DataType::i8), dense("acdb", {17, 20, 3, 5}, DataType::i8)),
+                             pair(bcast_f, dense("b_fs_yx_fsv16", shape)),
+                             pair(bcast_f, roomy),
+                             pair(bcast_bx, dense("bfyx", shape, DataType::f16)),
+                             pair(strided("bfyx", shape, {0, 0, 0, 0}), dense("bs_fs_yx_bsv16_fsv16", shape)),
+                             // int8 weights from a slice of a bigger oiyx tensor, into packed words.
+                             pair(strided("oiyx", {32, 20, 3, 3}, {24 * 9, 9, 3, 1}, 9, DataType::i8),
+                                  dense("os_is_yx_osv16_isv4", {32, 20, 3, 3}, DataType::i8))};
+  run_every_implementation(*e, cases);
+  EXPECT_EQ(reason_of(*e, cases.back(), "lanes"), "");
+}
+
+// A destination whose elements would share memory is refused before anything runs, naming the strides, and
+// the buffer is left as it was.
+TEST(DeviceFamilies, OverlappingDestinationIsRefusedUntouched) {
+  REQUIRE_DEVICE(e);
+  const Layout src = dense("bfyx", {2, 3, 4, 5});
+  const Layout dst = strided("bfyx", {2, 3, 4, 5}, {20, 0, 5, 1});
+  const std::vector<uint8_t> before = random_bytes(static_cast<size_t>(dst.bytes()), 3);
+  cl::Buffer s(e->context(), CL_MEM_READ_WRITE, static_cast<size_t>(src.bytes()));
+  cl::Buffer d(e->context(), CL_MEM_READ_WRITE, before.size());
+  e->queue().enqueueWriteBuffer(d, CL_TRUE, 0, before.size(), before.data());
+  const std::string err = error_of([&] { reorder(*e, s, 0, src, d, 0, dst); });
+  EXPECT_NE(err.find("strides 20,0,5,1"), std::string::npos) << err;
+  std::vector<uint8_t> after(before.size());
+  e->queue().enqueueReadBuffer(d, CL_TRUE, 0, after.size(), after.data());
+  EXPECT_EQ(after, before);
+}
