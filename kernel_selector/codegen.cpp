@@ -281,7 +281,7 @@ std::string decode_stmts(const IndexPlan& plan, const std::string& p, const std:
   }
   if (n) lines.push_back("const IDX_T " + g[0] + " = " + pre + "r;");
 
-  std::vector<std::string> valid;
+  std::vector<std::string> valid, owned;
   std::vector<std::string> coord = coord_names(static_cast<int>(plan.dims.size()), pre);
   for (size_t d = 0; d < plan.pdims.size(); ++d) {
     const PlanDim& pd = plan.pdims[d];
@@ -311,10 +311,14 @@ std::string decode_stmts(const IndexPlan& plan, const std::string& p, const std:
         rest_extent = (rest_extent + pd.sizes[k] - 1) / pd.sizes[k];
       }
       lines.push_back("const IDX_T " + coord[a] + " = " + raw + (lo ? " - " + num(lo) : "") + ";");
-      if (lo) valid.push_back(coord[a] + " >= 0");
-      if (range - lo > dim) valid.push_back(coord[a] + " < " + num(dim));
+      std::vector<std::string>& checks = pd.owned ? valid : owned;
+      if (lo) checks.push_back(coord[a] + " >= 0");
+      if (range - lo > dim) checks.push_back(coord[a] + " < " + num(dim));
     }
   }
+  // Slots of a dim that owns no padding (a TPU layout's channels before the first and after the last) are
+  // another tensor's: the work-item leaves them alone.
+  if (!owned.empty()) lines.push_back("if (!(" + join_and(owned) + ")) return;");
   std::string off;
   if (plan.dense()) {
     off = p;

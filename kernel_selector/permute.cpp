@@ -81,7 +81,14 @@ Permutation make_permutation(const Layout& src, const Layout& dst) {
     }
     std::vector<AxisDigit> sdig = axis_digits(sp, sd), ddig = axis_digits(dp, dd);
     const int64_t src_tile = std::max_element(sdig.begin(), sdig.end(), [](auto& x, auto& y) { return x.divisor < y.divisor; })->divisor;
-    const int64_t delta = src.pad_lower()[a] - dst.pad_lower()[a];
+    if (!dp.pdims[dd].owned) {
+      p.reject = "the destination owns only some slots of axis " + axis_name + " (TPU channels start on NPU " +
+                 std::to_string(dp.pdims[dd].lower[0]) + "): only the generic kernel skips the others";
+      return p;
+    }
+    // Plan paddings, not the layouts' own: a TPU layout shifts its channels without padding.
+    const int64_t src_lower = sp.pdims[sd].lower[0], dst_lower = dp.pdims[dd].lower[0];
+    const int64_t delta = src_lower - dst_lower;
     if (delta % src_tile != 0) {
       p.reject = "lower paddings of axis " + axis_name + " differ by " + std::to_string(delta) +
                  ", not a multiple of the source block " + std::to_string(src_tile);
@@ -123,7 +130,7 @@ Permutation make_permutation(const Layout& src, const Layout& dst) {
     const AxisDigit* src_top = holder(sdig, src_tile, 0);
     p.src_base += (delta / src_tile) * src_top->stride;
     PermAxis& ax = p.axes[static_cast<size_t>(a)];
-    ax.lower = dst.pad_lower()[a];
+    ax.lower = dst_lower;
     ax.dim = dst.dims()[a];
     ax.limit = limit;
     ax.check_low = ax.lower > 0;

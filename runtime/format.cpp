@@ -95,6 +95,7 @@ const char* to_string(FormatKind kind) {
 
 Format Format::parse(const std::string& name) {
   if (name.empty()) throw Error("bad format name '': empty");
+  if (name.compare(0, 4, "tpu_") == 0) return parse_tpu(name);
   Format f;
   std::vector<std::string> parts = split(name, "__");
   std::string body = parts[0];
@@ -291,6 +292,17 @@ int Format::dim_of_axis(int axis) const {
 }
 
 std::string Format::name() const {
+  if (const TpuPlacement* t = tpu()) {
+    std::string out = "tpu_" + t->rule + "(npus=" + std::to_string(t->npus) + ",npu_bytes=" + std::to_string(t->npu_bytes) +
+                      ",addr=" + std::to_string(t->addr);
+    if (!t->strides.empty()) {
+      out += ",strides=";
+      for (size_t k = 0; k < t->strides.size(); ++k) out += (k ? ":" : "") + std::to_string(t->strides[k]);
+    }
+    if (t->w) out += ",w=" + std::to_string(t->w);
+    if (!t->mode.empty()) out += ",mode=" + t->mode;
+    return out + ")";
+  }
   std::string out;
   for (size_t k = 0; k < levels_.size(); ++k) {
     const Level& l = levels_[k];
@@ -329,7 +341,76 @@ bool Format::is_blocked() const {
 }
 
 bool Format::operator==(const Format& o) const {
-  return kind_ == o.kind_ && axes_ == o.axes_ && dims_ == o.dims_ && levels_ == o.levels_ && swizzle_ == o.swizzle_;
+  return kind_ == o.kind_ && axes_ == o.axes_ && dims_ == o.dims_ && levels_ == o.levels_ && swizzle_ == o.swizzle_ &&
+         tpu_ == o.tpu_;
+}
+
+int64_t tpu_channels_per_npu(int64_t start, int64_t channels, int64_t npus) { return (start + channels + npus - 1) / npus; }
+
+// tpu_<rule>(key=value,...): the placement, and the blocked format whose digits it uses (the NPU is a block
+// of the channel axis, of X channels; matrix rows split into channels of w; modes block the N axis).
+Format Format::parse_tpu(const std::string& name) {
+  const size_t open = name.find('('), close = name.size() - 1;
+  if (open == std::string::npos || name[close] != ')')
+    fail(name, "a TPU layout is written tpu_aligned(npus=X,npu_bytes=S,addr=A) (also tpu_local, tpu_compact, tpu_matrix)");
+  TpuPlacement t;
+  t.rule = name.substr(4, open - 4);
+  if (t.rule != "local" && t.rule != "aligned" && t.rule != "compact" && t.rule != "matrix")
+    fail(name, "unknown TPU layout 'tpu_" + t.rule + "' (expected tpu_local, tpu_aligned, tpu_compact or tpu_matrix)");
+  std::map<std::string, std::string> kv;
+  for (const std::string& part : split(name.substr(open + 1, close - open - 1), ",")) {
+    const size_t eq = part.find('=');
+    if (eq == std::string::npos || eq == 0) fail(name, "parameter '" + part + "' is not key=value");
+    const std::string key = part.substr(0, eq);
+    if (kv.count(key)) fail(name, "parameter '" + key + "' given twice");
+    kv[key] = part.substr(eq + 1);
+  }
+  auto number = [&](const std::string& key, const std::string& v, int64_t lo) {
+    if (!all_digits(v) || std::stoll(v) < lo)
+      fail(name, "parameter " + key + "='" + v + "' is not a whole number of at least " + std::to_string(lo) +
+                     " (and below 10^9)");
+    return std::stoll(v);
+  };
+  auto need = [&](const std::string& key, int64_t lo) {
+    auto it = kv.find(key);
+    if (it == kv.end()) fail(name, "parameter '" + key + "' is missing");
+    const int64_t v = number(key, it->second, lo);
+    kv.erase(it);
+    return v;
+  };
+  t.npus = need("npus", 1);
+  t.npu_bytes = need("npu_bytes", 1);
+  t.addr = need("addr", 0);
+  if (t.addr >= t.npus * t.npu_bytes)
+    fail(name, "addr=" + std::to_string(t.addr) + " is outside the local memory of " + std::to_string(t.npus) + " x " +
+                   std::to_string(t.npu_bytes) + " bytes");
+  if (t.rule == "local") {
+    auto it = kv.find("strides");
+    if (it == kv.end()) fail(name, "parameter 'strides' (N:C:H:W) is missing");
+    for (const std::string& v : split(it->second, ":")) t.strides.push_back(number("strides", v, 0));
+    if (t.strides.size() != 4) fail(name, "strides='" + it->second + "' needs 4 values N:C:H:W");
+    kv.erase(it);
+  }
+  if (t.rule == "matrix") t.w = need("w", 1);
+  if (auto it = kv.find("mode"); it != kv.end()) {
+    if (t.rule != "aligned" && t.rule != "compact")
+      fail(name, "mode=" + it->second + ": storage modes apply to tpu_aligned and tpu_compact");
+    if (it->second != "4n" && it->second != "2n" && it->second != "2ic")
+      fail(name, "mode='" + it->second + "' (expected 4n, 2n or 2ic)");
+    t.mode = it->second;
+    kv.erase(it);
+  }
+  if (!kv.empty()) fail(name, "unknown parameter '" + kv.begin()->first + "' for tpu_" + t.rule);
+  const std::string x = std::to_string(t.npus);
+  std::string base;
+  if (t.rule == "matrix") base = "b_fs_fsv" + x + "_fsv" + std::to_string(t.w);  // f = (slot, NPU, w)
+  else if (t.mode == "4n") base = "bs_fs_yx_fsv" + x + "_bsv4";
+  else if (t.mode == "2n") base = "bs_fs_yx_fsv" + x + "_bsv2";
+  else if (t.mode == "2ic") base = "is_os_yx_osv" + x + "_isv2";  // weights [I, O, H, W]: N = I, C = O
+  else base = "b_fs_yx_fsv" + x;
+  Format f = parse(base);
+  f.tpu_.push_back(t);
+  return f;
 }
 
 }  // namespace clreorder

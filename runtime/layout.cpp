@@ -186,6 +186,21 @@ Layout::Layout(Format format, DataType type, Dims dims, Dims pad_lower, Dims pad
     if (l.block) tile[l.dim] *= l.block;
   for (size_t d = 0; d < p.pdims.size(); ++d)
     p.pdims[d].extent = round_up(p.pdims[d].extent, std::lcm(tile[d], format_.dims()[d].align), where);
+  if (const TpuPlacement* t = format_.tpu()) {
+    // The channel dim (f; o for 2ic) starts Q NPUs in: a shift of Q channels (Q * w matrix columns) that is
+    // not the tensor's, like its last slots after the last channel.
+    for (int a = 0; a < r; ++a)
+      if (pad_lower_[a] || pad_upper_[a] || !strides_.empty())
+        throw Error(where + ": " + format_.name() + " takes no padding or strides (its rule fixes them)");
+    if (t->rule == "matrix" && (dims_[1] < t->w))
+      throw Error(where + ": w=" + std::to_string(t->w) + " is wider than the matrix's " + std::to_string(dims_[1]) + " columns");
+    PlanDim& c = p.pdims[static_cast<size_t>(format_.dim_of_axis(t->mode == "2ic" ? 0 : 1))];
+    const int64_t q = t->addr / t->npu_bytes, unit = t->rule == "matrix" ? t->w : 1;
+    c.lower = {q * unit};
+    c.extent = round_up(q * unit + c.sizes[0], tile[static_cast<size_t>(format_.dim_of_axis(t->mode == "2ic" ? 0 : 1))], where);
+    c.sizes = {c.extent};
+    c.owned = false;
+  }
 
   for (const Digit& g : format_.digits()) {
     PlanDigit pg;
@@ -208,6 +223,11 @@ Layout::Layout(Format format, DataType type, Dims dims, Dims pad_lower, Dims pad
   p.digit_space = stride;
   p.base = 0;
   if (!strides_.empty()) apply_strides(padded ? padded_where : where);
+  if (format_.tpu()) {
+    if (base_offset) throw Error(where + ": " + format_.name() + " takes its offset from addr, not a base offset");
+    apply_tpu(where);
+    base_offset = p.base;
+  }
   if (base_offset < 0 || base_offset > kMaxElements - p.size)
     throw Error(where + ": base offset " + std::to_string(base_offset) + " is " +
                 (base_offset < 0 ? "negative" : "too large (offset plus extent over 2^50 elements)"));
@@ -281,6 +301,70 @@ std::string Layout::describe() const {
   return s;
 }
 
+void Layout::apply_tpu(const std::string& where) {
+  const TpuPlacement& t = *format_.tpu();
+  IndexPlan& p = plan_;
+  const int64_t elem = static_cast<int64_t>(size_of(type_)), m = t.pack(), storage = elem * m;
+  const std::string name = format_.name();
+  if (t.mode == "4n" && type_ != DataType::i8 && type_ != DataType::u8)
+    throw Error(where + ": mode=4n packs int8 or uint8, not " + to_string(type_));
+  if (t.mode == "2n" && type_ != DataType::i16 && type_ != DataType::u16)
+    throw Error(where + ": mode=2n packs int16 or uint16, not " + to_string(type_));
+  if (t.mode == "2ic" && type_ != DataType::f32) throw Error(where + ": mode=2ic packs fp32 weights, not " + to_string(type_));
+  const int64_t q = t.addr / t.npu_bytes, rem = t.addr % t.npu_bytes;
+  if (t.npu_bytes % elem) throw Error(where + ": npu_bytes=" + std::to_string(t.npu_bytes) + " is not a multiple of the " + std::to_string(elem) + "-byte element");
+  if (rem % storage)
+    throw Error(where + ": addr=" + std::to_string(t.addr) + " (NPU " + std::to_string(q) + ", offset " + std::to_string(rem) +
+                ") is not aligned to the " + std::to_string(storage) + "-byte storage element");
+  if ((t.rule == "aligned" || t.rule == "matrix") && t.addr % 128)
+    throw Error(where + ": addr=" + std::to_string(t.addr) + " is not divisible by 128 (" + t.rule + " layout)");
+  if (t.rule == "compact" && t.addr % 4) throw Error(where + ": addr=" + std::to_string(t.addr) + " is not divisible by 4 (compact layout)");
+  // The (N, C, H, W) of the TPU's view, in storage elements along N.
+  const bool weights = t.mode == "2ic";
+  int64_t n = dims_[weights ? 1 : 0], c = dims_[weights ? 0 : 1], h = 1, w = 1;
+  if (t.rule == "matrix") {
+    w = t.w;
+    c = (dims_[1] + w - 1) / w;
+  } else if (dims_.size() == 4) {
+    h = dims_[2];
+    w = dims_[3];
+  } else {
+    throw Error(where + ": " + name + " lays out 4-D tensors (N, C, H, W)");
+  }
+  n = (n + m - 1) / m;
+  const int64_t cpn = tpu_channels_per_npu(q, c, t.npus);
+  int64_t ns, cs, hs = w, ws = 1;
+  if (t.rule == "local") {
+    ns = t.strides[0], cs = t.strides[1], hs = t.strides[2], ws = t.strides[3];
+  } else {
+    const int64_t round = t.rule == "compact" ? 1 : std::max<int64_t>(1, 128 / storage);
+    cs = checked_mul((h * w + round - 1) / round, round, where);
+    ns = checked_mul(cs, cpn, where);
+  }
+  // Digits: the N dim (outer; the mode's block innermost, stride 1), the channel dim (outer = slot, the
+  // npus-block = NPU, matrix: the w-block = column), y, x.
+  const int cdim = format_.dim_of_axis(weights ? 0 : 1), ndim = format_.dim_of_axis(weights ? 1 : 0);
+  for (PlanDigit& g : p.digits) {
+    if (g.dim == ndim) g.stride = g.needs_mod ? 1 : checked_mul(ns, m, where);
+    else if (g.dim == cdim && !g.needs_mod) g.stride = checked_mul(cs, m, where);
+    else if (g.dim == cdim && g.extent == t.npus && g.divisor == (t.rule == "matrix" ? t.w : 1)) g.stride = t.npu_bytes / elem;
+    else if (g.dim == cdim) g.stride = ws;  // matrix columns
+    else if (format_.axes()[static_cast<size_t>(p.pdims[g.dim].axes[0])] == 'y') g.stride = checked_mul(hs, m, where);
+    else g.stride = checked_mul(ws, m, where);
+  }
+  // Each NPU holds the same local pattern from offset R: it must fit.
+  int64_t span = 1;
+  for (const PlanDigit& g : p.digits)
+    if (g.stride != t.npu_bytes / elem || g.dim != cdim) span += checked_mul(g.extent - 1, g.stride, where);
+  if (rem / elem + span > t.npu_bytes / elem)
+    throw Error(where + ": " + name + " needs " + std::to_string(span * elem) + " bytes on each NPU from offset " +
+                std::to_string(rem) + ", but an NPU has " + std::to_string(t.npu_bytes));
+  std::stable_sort(p.digits.begin(), p.digits.end(), [](const PlanDigit& x, const PlanDigit& y) { return x.stride > y.stride; });
+  p.base = rem / elem;
+  p.size = t.npus * t.npu_bytes / elem - p.base;  // the buffer is the whole local memory
+  overlap_ = overlap_of(p, "the strides of " + name);
+}
+
 bool same_elements(const Layout& a, const Layout& b) {
   const IndexPlan &pa = a.plan(), &pb = b.plan();
   if (pa.dims != pb.dims || pa.base != pb.base || pa.size != pb.size || pa.digit_space != pb.digit_space) return false;
@@ -346,7 +430,7 @@ int64_t IndexPlan::offset(const int64_t* coord) const {
   return off;
 }
 
-bool IndexPlan::decode(int64_t p, int64_t* offset, int64_t* coord) const {
+bool IndexPlan::decode(int64_t p, int64_t* offset, int64_t* coord, bool* owned) const {
   int64_t values[8] = {0, 0, 0, 0, 0, 0, 0, 0};
   int64_t off = base;
   for (size_t k = digits.size(); k-- > 0;) {
@@ -358,18 +442,21 @@ bool IndexPlan::decode(int64_t p, int64_t* offset, int64_t* coord) const {
   }
   *offset = off;
   bool valid = true;
+  if (owned) *owned = true;
   for (size_t d = 0; d < pdims.size(); ++d) {
     const PlanDim& pd = pdims[d];
     int64_t v = values[d];
     int64_t combined = 1;
     for (int64_t s : pd.sizes) combined *= s;
-    if (v >= combined) valid = false;  // alignment or blocked tail
+    bool in = v < combined;  // else alignment or blocked tail
     for (size_t k = pd.axes.size(); k-- > 0;) {
       int64_t c = v % pd.sizes[k] - pd.lower[k];
       v /= pd.sizes[k];
       coord[pd.axes[k]] = c;
-      if (c < 0 || c >= dims[pd.axes[k]]) valid = false;
+      if (c < 0 || c >= dims[pd.axes[k]]) in = false;
     }
+    valid = valid && in;
+    if (owned && !in && !pd.owned) *owned = false;
   }
   return valid;
 }

@@ -205,7 +205,9 @@ void reference_reorder(const Layout& src, const void* src_data, const Layout& ds
   auto* d = static_cast<uint8_t*>(dst_data);
   int64_t coord[8], off;
   for (int64_t p = 0; p < dp.digit_space; ++p) {
-    bool valid = dp.decode(p, &off, coord);
+    bool owned = true;
+    const bool valid = dp.decode(p, &off, coord, &owned);
+    if (!owned) continue;  // another tensor's slot (TPU channels outside this one)
     uint8_t* out = d + off * static_cast<int64_t>(ds);
     if (valid) convert_element(src.data_type(), s + sp.offset(coord) * static_cast<int64_t>(ss), dst.data_type(), out);
     else std::memset(out, 0, ds);

@@ -268,3 +268,142 @@ TEST(Strides, PlansAndPermutationsOfViews) {
   }
   EXPECT_EQ(checked, 50);
 }
+
+// ---- Sophgo TPU local memory (seed 001), every worked example ----
+
+namespace {
+
+Layout tpu(const std::string& spec, Dims dims, DataType t = DataType::f32) {
+  return Layout(format_from_name(spec), t, std::move(dims));
+}
+
+// Byte address of element `c` of a TPU layout, and its NPU and offset inside that NPU.
+struct Where {
+  int64_t npu, offset;
+};
+Where where_of(const Layout& l, const Dims& c) {
+  const int64_t byte = l.offset(c) * static_cast<int64_t>(size_of(l.data_type()));
+  return {byte / l.format().tpu()->npu_bytes, byte % l.format().tpu()->npu_bytes};
+}
+
+}  // namespace
+
+TEST(Tpu, AddressesAndChannelsPerNpu) {
+  // X = 4, S = 1024: A = 340, B = 1472, C = 2300, D = 3088 start at NPU 0/1/2/3, offsets 340/448/252/16.
+  const std::pair<int64_t, Where> addrs[] = {{340, {0, 340}}, {1472, {1, 448}}, {2300, {2, 252}}, {3088, {3, 16}}};
+  for (const auto& [a, w] : addrs) {
+    const Layout l = tpu("tpu_compact(npus=4,npu_bytes=1024,addr=" + std::to_string(a) + ")", {1, 1, 1, 1});
+    EXPECT_EQ(where_of(l, {0, 0, 0, 0}).npu, w.npu) << a;
+    EXPECT_EQ(where_of(l, {0, 0, 0, 0}).offset, w.offset) << a;
+  }
+  // Channels per NPU: C = X - 1 at NPU 0 and 1 -> 1; C = X + 2 at NPU 0 -> 2, at NPU X - 1 -> 3.
+  const int64_t x = 4;
+  EXPECT_EQ(tpu_channels_per_npu(0, x - 1, x), 1);
+  EXPECT_EQ(tpu_channels_per_npu(1, x - 1, x), 1);
+  EXPECT_EQ(tpu_channels_per_npu(x - 1, x - 1, x), 2);
+  EXPECT_EQ(tpu_channels_per_npu(0, x + 2, x), 2);
+  EXPECT_EQ(tpu_channels_per_npu(1, x + 2, x), 2);
+  EXPECT_EQ(tpu_channels_per_npu(x - 1, x + 2, x), 3);
+  // C = X + 2 from NPU X - 1: channel c is on NPU (X - 1 + c) mod X, slot (X - 1 + c) div X.
+  const Layout l = tpu("tpu_compact(npus=4,npu_bytes=1024,addr=3072)", {1, 6, 1, 1});
+  for (int64_t c = 0; c < 6; ++c) {
+    EXPECT_EQ(where_of(l, {0, c, 0, 0}).npu, (3 + c) % 4) << c;
+    EXPECT_EQ(where_of(l, {0, c, 0, 0}).offset, (3 + c) / 4 * 4) << c;  // compact: C stride = H * W = 1 element
+  }
+}
+
+TEST(Tpu, LocalStridesOfTheSeed) {
+  // (2,5,3,4) fp32 at NPU 0, W/H/C/N strides 2/16/56/120.
+  const Layout a = tpu("tpu_local(npus=4,npu_bytes=1024,addr=0,strides=120:56:16:2)", {2, 5, 3, 4});
+  for (const Dims& c : {Dims{0, 0, 0, 0}, Dims{1, 4, 2, 3}, Dims{0, 3, 1, 2}, Dims{1, 1, 0, 1}}) {
+    EXPECT_EQ(where_of(a, c).npu, c[1] % 4);
+    EXPECT_EQ(where_of(a, c).offset, 4 * (c[1] / 4 * 56 + c[0] * 120 + c[2] * 16 + c[3] * 2));
+  }
+  // (2,3,1,10) fp32 at NPU 1, W/N strides 2/120 (H and C strides make no sense there: H = 1, one channel per NPU).
+  const Layout b = tpu("tpu_local(npus=4,npu_bytes=1024,addr=1024,strides=120:0:0:2)", {2, 3, 1, 10});
+  EXPECT_EQ(b.overlap(), "");
+  for (const Dims& c : {Dims{0, 0, 0, 0}, Dims{1, 2, 0, 9}, Dims{0, 1, 0, 5}}) {
+    EXPECT_EQ(where_of(b, c).npu, 1 + c[1]);
+    EXPECT_EQ(where_of(b, c).offset, 4 * (c[0] * 120 + c[3] * 2));
+  }
+  EXPECT_EQ(b.bytes(), 4096);  // the buffer is the whole local memory
+}
+
+TEST(Tpu, AlignedAndCompactOfTheSeed) {
+  // (2,3,4,5) fp32: aligned C stride ceil(20 / 32) * 32 = 32; N stride 32 at NPU 0 (1 channel per NPU), 64 at
+  // NPU 2 (2). Compact: C stride 20, N stride 20 or 40.
+  const struct {
+    const char* spec;
+    int64_t q, cs, ns;
+  } cases[] = {{"tpu_aligned(npus=4,npu_bytes=1024,addr=0)", 0, 32, 32},
+               {"tpu_aligned(npus=4,npu_bytes=1024,addr=2048)", 2, 32, 64},
+               {"tpu_compact(npus=4,npu_bytes=1024,addr=0)", 0, 20, 20},
+               {"tpu_compact(npus=4,npu_bytes=1024,addr=2048)", 2, 20, 40}};
+  for (const auto& k : cases) {
+    const Layout l = tpu(k.spec, {2, 3, 4, 5});
+    for (const Dims& c : {Dims{0, 0, 0, 0}, Dims{1, 2, 3, 4}, Dims{1, 1, 2, 0}}) {
+      EXPECT_EQ(where_of(l, c).npu, (k.q + c[1]) % 4) << k.spec;
+      EXPECT_EQ(where_of(l, c).offset, 4 * ((k.q + c[1]) / 4 * k.cs + c[0] * k.ns + c[2] * 5 + c[3])) << k.spec;
+    }
+  }
+}
+
+TEST(Tpu, MatrixOfTheSeed) {
+  // A 2 x 40 fp32 matrix as (2, ceil(40 / W), 1, W) aligned: W = 40, 20, 10, 8, 15, 6.
+  for (int64_t w : {40, 20, 10, 8, 15, 6}) {
+    const Layout l = tpu("tpu_matrix(npus=4,npu_bytes=1024,addr=0,w=" + std::to_string(w) + ")", {2, 40});
+    const int64_t channels = (40 + w - 1) / w, cs = (w + 31) / 32 * 32, ns = cs * tpu_channels_per_npu(0, channels, 4);
+    for (int64_t n = 0; n < 2; ++n)
+      for (int64_t m = 0; m < 40; ++m) {
+        const int64_t c = m / w;
+        ASSERT_EQ(where_of(l, {n, m}).npu, c % 4) << w << " " << m;
+        ASSERT_EQ(where_of(l, {n, m}).offset, 4 * (c / 4 * cs + n * ns + m % w)) << w << " " << m;
+      }
+  }
+  EXPECT_NE(error_of([] { tpu("tpu_matrix(npus=4,npu_bytes=1024,addr=0,w=41)", {2, 40}); }).find("w=41"), std::string::npos);
+  EXPECT_NE(error_of([] { tpu("tpu_matrix(npus=4,npu_bytes=1024,addr=2052,w=8)", {2, 40}); }).find("addr=2052 is not divisible by 128"),
+            std::string::npos);
+}
+
+TEST(Tpu, StorageModesOfTheSeed) {
+  // 4N: (6,5,4,5) int8 -> (2,5,4,5) int8x4, aligned: C stride ceil(20 / 32) * 32 = 32 words, 2 channels per
+  // NPU, N stride 64 words; element n sits in byte n % 4 of its word.
+  const Layout n4 = tpu("tpu_aligned(npus=4,npu_bytes=1024,addr=0,mode=4n)", {6, 5, 4, 5}, DataType::i8);
+  for (const Dims& c : {Dims{0, 0, 0, 0}, Dims{5, 4, 3, 4}, Dims{3, 1, 2, 2}})
+    EXPECT_EQ(where_of(n4, c).offset, 4 * (c[1] / 4 * 32 + c[0] / 4 * 64 + c[2] * 5 + c[3]) + c[0] % 4);
+  // 2N: (3,5,4,5) int16 -> (2,5,4,5) int16x2: the same word strides, element n in half n % 2.
+  const Layout n2 = tpu("tpu_aligned(npus=4,npu_bytes=1024,addr=0,mode=2n)", {3, 5, 4, 5}, DataType::i16);
+  for (const Dims& c : {Dims{0, 0, 0, 0}, Dims{2, 4, 3, 4}, Dims{1, 1, 2, 2}})
+    EXPECT_EQ(where_of(n2, c).offset, 4 * (c[1] / 4 * 32 + c[0] / 2 * 64 + c[2] * 5 + c[3]) + 2 * (c[0] % 2));
+  // 2IC: fp32 weights [I, O, H, W] = oiyx (5, 3, 2, 2): pairs of input channels in one fp32x2.
+  const Layout ic = Layout(format_from_name("tpu_compact(npus=4,npu_bytes=1024,addr=0,mode=2ic)"), DataType::f32, {5, 3, 2, 2});
+  EXPECT_EQ(ic.format().kind(), FormatKind::weights);
+  for (const Dims& c : {Dims{0, 0, 0, 0}, Dims{4, 2, 1, 1}, Dims{2, 1, 0, 1}})  // (o, i, y, x): C = o, N = i
+    EXPECT_EQ(where_of(ic, c).offset, 8 * (c[0] / 4 * 4 + c[1] / 2 * 8 + c[2] * 2 + c[3]) + 4 * (c[1] % 2));
+  for (const Layout* l : {&n4, &n2, &ic}) EXPECT_EQ(clreorder_test::plan_bijection_error(*l), "") << l->describe();
+}
+
+TEST(Tpu, BadParametersAreNamed) {
+  const std::pair<const char*, const char*> bad[] = {
+      {"tpu_aligned(npus=4,npu_bytes=1024)", "'addr' is missing"},
+      {"tpu_aligned(npus=4,npu_bytes=1024,addr=4096)", "addr=4096 is outside"},
+      {"tpu_aligned(npus=4,npu_bytes=1024,addr=100)", "addr=100 is not divisible by 128"},
+      {"tpu_compact(npus=4,npu_bytes=1024,addr=2)", "addr=2"},
+      {"tpu_local(npus=4,npu_bytes=1024,addr=0,strides=1:2:3)", "needs 4 values"},
+      {"tpu_aligned(npus=0,npu_bytes=1024,addr=0)", "npus='0'"},
+      {"tpu_aligned(npus=4,npu_bytes=1024,addr=0,mode=8n)", "mode='8n'"},
+      {"tpu_local(npus=4,npu_bytes=1024,addr=0,strides=1:1:1:1,mode=4n)", "storage modes apply"},
+      {"tpu_aligned(npus=4,npu_bytes=1024,addr=0,colour=red)", "unknown parameter 'colour'"},
+      {"tpu_fancy(npus=4,npu_bytes=1024,addr=0)", "tpu_fancy"},
+      {"tpu_aligned(npus=4,npu_bytes=64,addr=0)", "needs"}};
+  for (const auto& [spec, part] : bad) {
+    const std::string err = error_of([&] { tpu(spec, {2, 3, 4, 5}); });
+    EXPECT_NE(err.find(part), std::string::npos) << spec << ": " << err;
+  }
+  EXPECT_NE(error_of([] { tpu("tpu_aligned(npus=4,npu_bytes=1024,addr=0,mode=4n)", {2, 3, 4, 5}); }).find("mode=4n packs int8"),
+            std::string::npos);
+  // The name prints back as written, and parses to the same format.
+  const char* spec = "tpu_local(npus=8,npu_bytes=4096,addr=4100,strides=120:56:16:2)";
+  EXPECT_EQ(format_from_name(spec).name(), spec);
+  EXPECT_EQ(format_from_name(spec), format_from_name(format_from_name(spec).name()));
+}

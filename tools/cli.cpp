@@ -209,8 +209,13 @@ int cmd_explain(const Args& a, const CliOptions& o) {
   if (a.has("at")) {
     Dims c = parse_dims(a.get("at"));
     int64_t off = l.offset(c);
-    std::printf("%s -> offset %lld (byte %lld)\n", coord_text(f, c.data()).c_str(), static_cast<long long>(off),
-                static_cast<long long>(off * static_cast<int64_t>(size_of(l.data_type()))));
+    const int64_t byte = off * static_cast<int64_t>(size_of(l.data_type()));
+    std::printf("%s -> offset %lld (byte %lld)", coord_text(f, c.data()).c_str(), static_cast<long long>(off),
+                static_cast<long long>(byte));
+    if (const TpuPlacement* t = f.tpu())
+      std::printf(": NPU %lld, offset %lld in it (local memory address %lld)", static_cast<long long>(byte / t->npu_bytes),
+                  static_cast<long long>(byte % t->npu_bytes), static_cast<long long>(byte));
+    std::printf("\n");
     return 0;
   }
   // Digit tuples in order (memory order for dense and strided plans alike, their digits sorted by stride),
@@ -218,13 +223,15 @@ int cmd_explain(const Args& a, const CliOptions& o) {
   int64_t c[8], off, next = l.base_offset(), lines = 0, p = 0;
   const int64_t tuples = l.plan().digit_space;
   for (; p < tuples && lines < limit; ++p, ++lines) {
-    bool valid = l.plan().decode(p, &off, c);
+    bool owned = true;
+    bool valid = l.plan().decode(p, &off, c, &owned);
     if (off > next && lines + 1 < limit) {
       std::printf("i = %lld..%lld => gap (not this tensor's)\n", static_cast<long long>(next), static_cast<long long>(off - 1));
       ++lines;
     }
     next = std::max(next, off + 1);
-    std::printf("i = %lld => %s\n", static_cast<long long>(off), valid ? coord_text(f, c).c_str() : "pad");
+    std::printf("i = %lld => %s\n", static_cast<long long>(off),
+                valid ? coord_text(f, c).c_str() : owned ? "pad" : "another tensor's slot");
   }
   if (p < tuples) std::printf("... %lld more elements (raise --limit)\n", static_cast<long long>(tuples - p));
   return 0;

@@ -45,6 +45,30 @@ struct Digit {
   int64_t extent = 0;    ///< digit range; 0 for the outermost digit, whose extent follows from the shape
 };
 
+/// Where a Sophgo TPU tensor lives in local memory (seed 001): `npus` NPUs of `npu_bytes` bytes each; the
+/// tensor starts at address addr = Q * npu_bytes + R (NPU Q, offset R); channel c is on NPU (Q + c) mod npus
+/// in slot (Q + c) div npus. The strides follow from the rule, the shape and the type (aligned: C stride
+/// rounded up to 128 bytes; compact: dense; local: given; matrix: an N x M matrix as (N, ceil(M/w), 1, w)
+/// aligned). Storage modes pack 4 (4n, int8), 2 (2n, int16) or 2 (2ic, fp32 weights, input channels)
+/// elements into one storage element, padding with zeros.
+struct TpuPlacement {
+  std::string rule;             ///< "local", "aligned", "compact" or "matrix"
+  int64_t npus = 0, npu_bytes = 0, addr = 0;
+  std::vector<int64_t> strides; ///< local: N, C, H, W strides in storage elements
+  int64_t w = 0;                ///< matrix: the row width W
+  std::string mode;             ///< "" (none), "4n", "2n" or "2ic"
+  /// Elements per storage element (4 for 4n, 2 for 2n and 2ic, else 1).
+  int64_t pack() const { return mode == "4n" ? 4 : mode.empty() ? 1 : 2; }
+  /// Same parameters.
+  bool operator==(const TpuPlacement& o) const {
+    return rule == o.rule && npus == o.npus && npu_bytes == o.npu_bytes && addr == o.addr && strides == o.strides &&
+           w == o.w && mode == o.mode;
+  }
+};
+
+/// Channels each NPU holds for `channels` channels starting on NPU `start` of `npus`: ceil((start + C) / X).
+int64_t tpu_channels_per_npu(int64_t start, int64_t channels, int64_t npus);
+
 /// A tensor memory format: kind, logical axes and physical levels. Equality compares the element order,
 /// not the spelling of the name.
 class Format {
@@ -81,6 +105,9 @@ class Format {
   int dim_of_axis(int axis) const;
   /// Whether a dim's outer part is a slice (written "fs", "yxs"): it has blocks or fuses several axes.
   bool dim_is_sliced(int dim) const;
+  /// The TPU placement of a tpu_* format (its digits are those of the underlying blocked format, the NPU
+  /// being a block of the channel axis), nullptr for every other format.
+  const TpuPlacement* tpu() const { return tpu_.empty() ? nullptr : &tpu_.front(); }
 
   /// Same element order (kind, axes, dims, levels, swizzle), whatever the token grouping of the names.
   bool operator==(const Format& o) const;
@@ -89,12 +116,14 @@ class Format {
 
  private:
   void finish(const std::string& name);  // validates and derives digits_
+  static Format parse_tpu(const std::string& name);
   FormatKind kind_ = FormatKind::data;
   std::string axes_;
   std::vector<Dim> dims_;
   std::vector<Level> levels_;
   std::vector<Digit> digits_;
   int64_t swizzle_ = 0;
+  std::vector<TpuPlacement> tpu_;  // zero or one
 };
 
 /// A registered format: a name known to inference runtimes, or one listed as not supported with why.

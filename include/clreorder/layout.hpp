@@ -48,6 +48,10 @@ struct PlanDim {
   std::vector<int64_t> sizes;   ///< per axis: pad_lower + dim + pad_upper
   std::vector<int64_t> lower;   ///< per axis: pad_lower
   int64_t extent = 1;           ///< product of sizes, rounded up to blocks and alignment
+  /// Whether the slots outside the tensor along this dim are the layout's (padding, written as zero). A TPU
+  /// layout's channel dim owns none: the slots before its first channel and after its last hold other
+  /// tensors, so a reorder never writes them.
+  bool owned = true;
 };
 
 /// The index plan of a layout: offset(c) = base + sum_k ((value(dim_k, c) / divisor_k) % extent_k) * stride_k,
@@ -63,8 +67,9 @@ struct IndexPlan {
   /// Element offset of logical coordinate `coord` (in range).
   int64_t offset(const int64_t* coord) const;
   /// Offset of digit tuple number `p` (row-major over digits) and its logical coordinate; returns false
-  /// when the tuple is padding (blocked tail, alignment or explicit padding).
-  bool decode(int64_t p, int64_t* offset, int64_t* coord) const;
+  /// when the tuple is padding (blocked tail, alignment or explicit padding). `owned`, when given, is set to
+  /// whether the layout owns the slot (false on a dim that owns no padding: never write it).
+  bool decode(int64_t p, int64_t* offset, int64_t* coord, bool* owned = nullptr) const;
   /// Whether the digit strides are dense row-major, so digit tuple p lives at base + p.
   bool dense() const;
 };
@@ -123,6 +128,7 @@ class Layout {
 
  private:
   void apply_strides(const std::string& where);  // explicit strides into plan_, overlap_
+  void apply_tpu(const std::string& where);      // a TPU placement's strides, base and channel scatter
   Format format_;
   DataType type_;
   Dims dims_, pad_lower_, pad_upper_, strides_;
