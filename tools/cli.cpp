@@ -28,7 +28,7 @@ const char* kUsage = R"(usage: clreorder COMMAND [options]
 
 commands:
   devices                      list OpenCL platforms and devices; '*' marks the default
-  formats [--json]             list every registered format (kind, rank, order, blocks)
+  formats [--json]             list every registered format (kind, rank, order, blocks, aliases)
   explain FORMAT --shape D0,D1,... [--dtype T] [--pad-lower ..] [--pad-upper ..] [--strides ..] [--offset N]
           [--at C0,C1,..] [--limit N]
                                print the memory map: each offset with its logical coordinate, pad or gap
@@ -155,11 +155,15 @@ int cmd_formats(const Args& a) {
   if (json) std::printf("[\n");
   bool first = true;
   for (const FormatEntry& e : registry()) {
-    std::string kind = "-", order = "-", blocks = "-", axes = "-";
+    std::string kind = "-", order = "-", blocks = "-", axes = "-", aliases, plain_aliases;
     int rank = 0;
     bool blocked = false;
     if (e.unsupported.empty()) {
       Format f = Format::parse(e.name);
+      for (const std::string& alias : aliases_of(f)) {
+        aliases += (aliases.empty() ? "\"" : ", \"") + json_escape(alias) + "\"";
+        plain_aliases += (plain_aliases.empty() ? "aka " : ", ") + alias;
+      }
       kind = to_string(f.kind());
       order = f.order();
       blocks = f.blocks_string();
@@ -169,13 +173,13 @@ int cmd_formats(const Args& a) {
     }
     if (json) {
       std::printf("%s  {\"name\": \"%s\", \"supported\": %s, \"kind\": \"%s\", \"rank\": %d, \"axes\": \"%s\", "
-                  "\"order\": \"%s\", \"blocks\": \"%s\", \"blocked\": %s, \"reason\": \"%s\"}",
+                  "\"order\": \"%s\", \"blocks\": \"%s\", \"blocked\": %s, \"aliases\": [%s], \"reason\": \"%s\"}",
                   first ? "" : ",\n", e.name.c_str(), e.unsupported.empty() ? "true" : "false", kind.c_str(), rank,
-                  axes.c_str(), order.c_str(), blocks.c_str(), blocked ? "true" : "false",
+                  axes.c_str(), order.c_str(), blocks.c_str(), blocked ? "true" : "false", aliases.c_str(),
                   json_escape(e.unsupported).c_str());
     } else if (e.unsupported.empty()) {
-      std::printf("%-46s %-16s rank %d  order %-8s blocks %s\n", e.name.c_str(), kind.c_str(), rank, order.c_str(),
-                  blocks.c_str());
+      std::printf("%-46s %-16s rank %d  order %-8s blocks %-12s %s\n", e.name.c_str(), kind.c_str(), rank, order.c_str(),
+                  blocks.c_str(), plain_aliases.c_str());
     } else {
       std::printf("%-46s not supported: %s\n", e.name.c_str(), e.unsupported.c_str());
     }
