@@ -71,6 +71,11 @@ Permutation make_permutation(const Layout& src, const Layout& dst) {
     size_t dst_order;
   };
   std::vector<Placed> placed;
+  if (src.dims() != dst.dims()) {
+    p.reject = "the shapes differ (a reshape " + dims_to_string(src.dims()) + " -> " + dims_to_string(dst.dims()) +
+               "): only the generic kernel maps elements by their linear index";
+    return p;
+  }
   p.axes.resize(static_cast<size_t>(dst.rank()));
   for (int a = 0; a < dst.rank(); ++a) {
     const int sd = src.format().dim_of_axis(a), dd = dst.format().dim_of_axis(a);

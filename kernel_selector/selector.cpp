@@ -33,9 +33,24 @@ class GenericReorder : public ReorderImpl {
     KernelData kd;
     kd.impl = name();
     Jit jit = reorder_jit(p, "reorder_generic", kd);
+    std::string decode = decode_stmts(dp, "p", "d_");
+    std::string coords = "d_";
+    if (p.src.dims() != p.dst.dims()) {
+      // A reshape: the destination coordinate's canonical row-major index, split over the source's dims.
+      std::string linear;
+      for (int a = 0; a < p.dst.rank(); ++a)
+        linear = a == 0 ? "d_c0" : "(" + linear + ") * " + num(p.dst.dims()[static_cast<size_t>(a)]) + " + d_c" + num(a);
+      std::vector<std::string> lines = {"IDX_T r_lin = " + linear + ";"};
+      for (int a = p.src.rank(); a-- > 1;)
+        lines.push_back("const IDX_T s_c" + num(a) + " = r_lin % " + num(p.src.dims()[static_cast<size_t>(a)]) + "; r_lin /= " +
+                        num(p.src.dims()[static_cast<size_t>(a)]) + ";");
+      lines.push_back("const IDX_T s_c0 = r_lin;");
+      decode += " \\\n  " + macro_lines(lines);
+      coords = "s_";
+    }
     jit.def("DST_COUNT", dp.digit_space)
-        .def("DST_DECODE(p)", decode_stmts(dp, "p", "d_"))
-        .def("SRC_OFFSET", offset_expr(p.src.plan(), coord_names(p.src.rank(), "d_")));
+        .def("DST_DECODE(p)", decode)
+        .def("SRC_OFFSET", offset_expr(p.src.plan(), coord_names(p.src.rank(), coords)));
     finish_kernel(kd, jit, "reorder_generic.cl", static_cast<size_t>(dp.digit_space), kGenericLocal, p.device);
     return kd;
   }

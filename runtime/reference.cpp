@@ -47,24 +47,27 @@ T int_to_int(Wide v) {
 // as a 128-bit integer.
 struct Value {
   enum Kind { single, dbl, integer } kind;
-  double f;  // single (exact) or dbl
+  double f;   // dbl
   Wide i;
   bool is_unsigned;  // integer: from an unsigned type (its f32 rounding starts from the unsigned value)
+  float sf;   // single, kept as float: a float -> double -> float round trip would quiet a signaling NaN
 };
 
 template <class T>
 Value load_int(const void* p) {
   T v;
   std::memcpy(&v, p, sizeof v);
-  return {Value::integer, 0, static_cast<Wide>(v), std::is_unsigned<T>::value};
+  return {Value::integer, 0, static_cast<Wide>(v), std::is_unsigned<T>::value, 0};
 }
+
+Value single(float f) { return {Value::single, static_cast<double>(f), 0, false, f}; }
 
 Value load(DataType t, const void* p) {
   switch (t) {
-    case DataType::f32: { float v; std::memcpy(&v, p, 4); return {Value::single, v, 0, false}; }
-    case DataType::f16: { uint16_t v; std::memcpy(&v, p, 2); return {Value::single, f16_to_f32(v), 0, false}; }
-    case DataType::bf16: { uint16_t v; std::memcpy(&v, p, 2); return {Value::single, bf16_to_f32(v), 0, false}; }
-    case DataType::f64: { double v; std::memcpy(&v, p, 8); return {Value::dbl, v, 0, false}; }
+    case DataType::f32: { float v; std::memcpy(&v, p, 4); return single(v); }
+    case DataType::f16: { uint16_t v; std::memcpy(&v, p, 2); return single(f16_to_f32(v)); }
+    case DataType::bf16: { uint16_t v; std::memcpy(&v, p, 2); return single(bf16_to_f32(v)); }
+    case DataType::f64: { double v; std::memcpy(&v, p, 8); return {Value::dbl, v, 0, false, 0}; }
     case DataType::i8: return load_int<int8_t>(p);
     case DataType::u8: return load_int<uint8_t>(p);
     case DataType::i16: return load_int<int16_t>(p);
@@ -74,7 +77,7 @@ Value load(DataType t, const void* p) {
     case DataType::i64: return load_int<int64_t>(p);
     case DataType::u64: return load_int<uint64_t>(p);
   }
-  return {Value::integer, 0, 0, false};
+  return {Value::integer, 0, 0, false, 0};
 }
 
 // An integer to f32, rounded to nearest even once (from its own 64-bit type, as the device's convert_float_rte).
@@ -86,7 +89,7 @@ float int_to_f32(const Value& v) {
 // lowest bit set when inexact), so that rounding that f32 once more to f16 or bf16 gives the correctly rounded
 // result (f32 keeps at least two more bits); NaN keeps its sign and top payload bits, quiet.
 float to_single(const Value& v, bool exact_f32) {
-  if (v.kind == Value::single) return static_cast<float>(v.f);
+  if (v.kind == Value::single) return v.sf;
   if (v.kind == Value::integer) return int_to_f32(v);
   if (std::isnan(v.f)) return f64_to_f32(v.f);
   if (exact_f32) return f64_to_f32(v.f);
@@ -186,11 +189,15 @@ void check_compatible(const Layout& src, const Layout& dst) {
     if (a == b) return true;
     return (a == FormatKind::data && b == FormatKind::weights) || (a == FormatKind::weights && b == FormatKind::data);
   };
-  if (src.rank() != dst.rank() || src.dims() != dst.dims() || !kinds_ok())
+  if (!kinds_ok())
     throw Error("cannot reorder " + src.describe() + " (" + to_string(src.format().kind()) + ", axes " +
                 src.format().axes() + ") into " + dst.describe() + " (" + to_string(dst.format().kind()) +
-                ", axes " + dst.format().axes() + "): ranks, dims and kinds must match (data <-> data or "
-                "weights, grouped <-> grouped)");
+                ", axes " + dst.format().axes() + "): kinds must match (data <-> data or weights, grouped <-> grouped)");
+  if (src.logical_elements() != dst.logical_elements())
+    throw Error("cannot reorder " + src.describe() + " into " + dst.describe() + ": shapes " +
+                dims_to_string(src.dims(), ",") + " and " + dims_to_string(dst.dims(), ",") + " hold " +
+                std::to_string(src.logical_elements()) + " and " + std::to_string(dst.logical_elements()) +
+                " elements (a reshape keeps the count)");
   if (!dst.overlap().empty())
     throw Error("cannot reorder into " + dst.describe() + ": its " + dst.overlap() +
                 ", so the result would depend on the order of writes");
@@ -203,13 +210,23 @@ void reference_reorder(const Layout& src, const void* src_data, const Layout& ds
   const size_t ss = size_of(src.data_type()), ds = size_of(dst.data_type());
   const auto* s = static_cast<const uint8_t*>(src_data);
   auto* d = static_cast<uint8_t*>(dst_data);
-  int64_t coord[8], off;
+  int64_t coord[8], scoord[8], off;
+  const bool reshape = src.dims() != dst.dims();
   for (int64_t p = 0; p < dp.digit_space; ++p) {
     bool owned = true;
     const bool valid = dp.decode(p, &off, coord, &owned);
     if (!owned) continue;  // another tensor's slot (TPU channels outside this one)
     uint8_t* out = d + off * static_cast<int64_t>(ds);
-    if (valid) convert_element(src.data_type(), s + sp.offset(coord) * static_cast<int64_t>(ss), dst.data_type(), out);
+    if (valid && reshape) {
+      // Elements correspond by their canonical row-major index (OpenVINO's reorder between ranks).
+      int64_t linear = 0;
+      for (int a = 0; a < dst.rank(); ++a) linear = linear * dst.dims()[static_cast<size_t>(a)] + coord[a];
+      for (int a = src.rank(); a-- > 0;) {
+        scoord[a] = linear % src.dims()[static_cast<size_t>(a)];
+        linear /= src.dims()[static_cast<size_t>(a)];
+      }
+    }
+    if (valid) convert_element(src.data_type(), s + sp.offset(reshape ? scoord : coord) * static_cast<int64_t>(ss), dst.data_type(), out);
     else std::memset(out, 0, ds);
   }
 }

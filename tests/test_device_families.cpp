@@ -145,3 +145,22 @@ TEST(DeviceFamilies, TpuLocalMemoryBothWays) {
   // A TPU destination owns only some of its channel slots: the specialised kernels decline it, naming why.
   EXPECT_NE(reason_of(*e, cases[0], "tiled").find("owns only some slots"), std::string::npos);
 }
+
+// Reshapes inside a reorder: other ranks and shapes of the same element count, blocked, padded, strided and
+// TPU layouts on either side, conversions; the generic kernel maps them by linear index (the specialised
+// ones decline, naming why).
+TEST(DeviceFamilies, ReshapesByLinearIndex) {
+  REQUIRE_DEVICE(e);
+  const Layout padded(format_from_name("b_fs_yx_fsv16"), DataType::f32, {2, 19, 4, 3}, {0, 1, 0, 1}, {0, 2, 1, 0});
+  std::vector<Case> cases = {
+      pair(dense("bfyx", {2, 2, 2, 2}), dense("bfzyx", {2, 2, 1, 2, 2})),
+      pair(dense("bfzyx", {2, 2, 2, 2, 2}), dense("bfyx", {2, 2, 4, 2})),
+      pair(dense("bfyx", {2, 19, 3, 4}), dense("b_fs_zyx_fsv16", {2, 19, 1, 3, 4}, DataType::f16)),
+      pair(dense("bfwzyx", {2, 3, 2, 2, 3, 2}), dense("bs_fs_yx_bsv16_fsv16", {2, 6, 6, 2})),
+      pair(padded, dense("byxf", {4, 19, 3, 2})),
+      pair(strided("bfyx", {2, 19, 5, 7}, {24 * 77, 77, 11, 1}, 90), dense("bf", {38, 35}, DataType::u8)),
+      pair(dense("bfyx", {2, 5, 3, 4}), Layout(format_from_name("tpu_aligned(npus=4,npu_bytes=1024,addr=0)"), DataType::f32, {5, 2, 4, 3})),
+      pair(dense("oiyx", {16, 9, 3, 3}, DataType::i8), dense("os_is_yx_osv16_isv4", {16, 27, 3, 1}, DataType::i8))};
+  for (const Case& c : cases) EXPECT_NE(reason_of(*e, c, "tiled").find("reshape"), std::string::npos) << c.label;
+  run_batch(*e, cases, true);
+}

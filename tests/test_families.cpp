@@ -2,6 +2,7 @@
 // (FORMATS.md section 2), explicit strides and views.
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <functional>
 #include <string>
 #include <vector>
@@ -406,4 +407,36 @@ TEST(Tpu, BadParametersAreNamed) {
   const char* spec = "tpu_local(npus=8,npu_bytes=4096,addr=4100,strides=120:56:16:2)";
   EXPECT_EQ(format_from_name(spec).name(), spec);
   EXPECT_EQ(format_from_name(spec), format_from_name(format_from_name(spec).name()));
+}
+
+// ---- Reshape inside a reorder (OpenVINO's reorder between bfyx, bfzyx and bfwzyx) ----
+
+// OpenVINO's tests: bfyx 2x2x2x2 into bfzyx with z = 1, and bfzyx 2x2x2x2x2 into bfyx with z folded into y.
+// Elements correspond by their canonical row-major index, so plain to plain keeps the values in order.
+TEST(Reshape, OpenVinoExamplesKeepTheRowMajorOrder) {
+  const std::pair<Layout, Layout> cases[] = {
+      {Layout(Format::parse("bfyx"), DataType::f32, {2, 2, 2, 2}), Layout(Format::parse("bfzyx"), DataType::f32, {2, 2, 1, 2, 2})},
+      {Layout(Format::parse("bfzyx"), DataType::f32, {2, 2, 2, 2, 2}), Layout(Format::parse("bfyx"), DataType::f32, {2, 2, 4, 2})},
+      {Layout(Format::parse("bfwzyx"), DataType::f32, {1, 3, 2, 2, 1, 2}), Layout(Format::parse("bf"), DataType::f32, {2, 12})}};
+  for (const auto& [src, dst] : cases) {
+    const std::vector<uint8_t> in = make_pattern(src);
+    std::vector<uint8_t> out(static_cast<size_t>(dst.bytes()));
+    reference_reorder(src, in.data(), dst, out.data());
+    std::vector<float> got(out.size() / 4);
+    std::memcpy(got.data(), out.data(), out.size());
+    for (size_t k = 0; k < got.size(); ++k) ASSERT_EQ(got[k], static_cast<float>(k)) << src.describe() << " -> " << dst.describe();
+  }
+  // Into a blocked layout: element (b, f, z, y, x) of the bfzyx result holds the source's element of the same
+  // row-major index.
+  const Layout src(Format::parse("bfyx"), DataType::f32, {2, 19, 3, 4}), dst(Format::parse("b_fs_zyx_fsv16"), DataType::f32, {2, 19, 1, 3, 4});
+  const std::vector<uint8_t> in = make_pattern(src);
+  std::vector<uint8_t> out(static_cast<size_t>(dst.bytes()));
+  reference_reorder(src, in.data(), dst, out.data());
+  float v = 0;
+  std::memcpy(&v, out.data() + dst.offset({1, 17, 0, 2, 3}) * 4, 4);
+  EXPECT_EQ(v, static_cast<float>(((1 * 19 + 17) * 3 + 2) * 4 + 3));
+  const std::string err = error_of([] {
+    check_compatible(Layout(Format::parse("bfyx"), DataType::f32, {2, 3, 4, 5}), Layout(Format::parse("bfyx"), DataType::f32, {2, 3, 4, 6}));
+  });
+  EXPECT_NE(err.find("hold 120 and 144 elements"), std::string::npos) << err;
 }

@@ -63,6 +63,8 @@ std::vector<Sweep> sweep_cases() {
       // TPU local memory: the other tensors' slots untouched, 4N dummies zero, a matrix's ragged last channel.
       {C(Layout(F("bfyx"), T::i8, {6, 5, 4, 5}), Layout(F("tpu_aligned(npus=4,npu_bytes=1024,addr=1024,mode=4n)"), T::i8, {6, 5, 4, 5})), 0, 0},
       {C(Layout(F("tpu_matrix(npus=4,npu_bytes=1024,addr=2176,w=15)"), T::f32, {2, 40}), Layout(F("bf"), T::f16, {2, 40})), 0, 1},
+      // A reshape: bfzyx into a blocked bfyx of another shape, z folded into y.
+      {C(Layout(F("bfzyx"), T::f32, {2, 19, 2, 3, 2}), Layout(F("b_fs_yx_fsv16"), T::f16, {2, 19, 6, 2}, {0, 0, 1, 0})), 0, 0},
       // Weights: tails on both block axes (33 x 17), int8 packed words, swizzles, fused y*x, 3D.
       {make_case(F("oiyx"), F("os_is_yx_isv16_osv16"), {33, 17, 3, 3}), 0, 0},
       {make_case(F("oiyx"), F("os_is_yx_osa4_isa8_osv8_isv4"), {32, 32, 3, 3}, T::i8, T::i8), 1, 0},

@@ -34,7 +34,7 @@ commands:
                                print the memory map: each offset with its logical coordinate, pad or gap
   run --from FMT --to FMT --shape D0,D1,... [--dtype T] [--to-dtype T]
       [--src-pad-lower ..] [--src-pad-upper ..] [--dst-pad-lower ..] [--dst-pad-upper ..]
-      [--src-strides S0,S1,..] [--dst-strides ..] [--src-offset N] [--dst-offset N]
+      [--src-strides S0,S1,..] [--dst-strides ..] [--src-offset N] [--dst-offset N] [--to-shape D0,D1,..]
       [--input FILE] [--output FILE] [--check] [--device SPEC] [--impl NAME]
                                reorder on the device; prints the implementation, kernel time and GB/s
   bench --from FMT --to FMT --shape ... [same layout options] [--impl NAME] [--runs N] [--json]
@@ -49,6 +49,8 @@ Strides (elements; of a whole block for a blocked axis) and offsets (elements) d
 PyTorch's (sizes, strides, storage_offset): elements between strided ones are never written; a source
 stride may be 0 (broadcast). FORMAT is an OpenVINO name, a oneDNN tag (nChw16c, aBcd16b) or a PyTorch
 name (channels_last).
+--to-shape reshapes on the way (same element count, any rank): elements correspond by their canonical
+row-major index, as OpenVINO's reorder between bfyx, bfzyx and bfwzyx.
 Shapes, paddings and strides are in the formats' canonical logical order: data b,f,[v,u,w,z],y,x; weights
 o,i,[z],y,x; grouped weights g,o,i,[z],y,x. Data types: f32 f16 bf16 f64 i8 u8 i16 u16 i32 u32 i64 u64 (default f32;
 f64 on devices with double support).
@@ -249,7 +251,7 @@ Pair pair_from(const Args& a) {
   Dims shape = parse_dims(a.need("shape"));
   std::string dt = a.get("dtype", "f32");
   Layout src = layout_from(a, a.need("from"), dt, shape, "src-");
-  Layout dst = layout_from(a, a.need("to"), a.get("to-dtype", dt), shape, "dst-");
+  Layout dst = layout_from(a, a.need("to"), a.get("to-dtype", dt), a.has("to-shape") ? parse_dims(a.get("to-shape")) : shape, "dst-");
   check_compatible(src, dst);
   const KernelSelector& ks = KernelSelector::instance();
   if (a.has("impl") && !ks.find(a.get("impl")))
@@ -454,7 +456,7 @@ int dispatch(int argc, const char* const* argv, const CliOptions& o) {
   const std::string cmd = argv[1];
   const std::set<std::string> layout_opts = {"from", "to", "shape", "dtype", "to-dtype", "src-pad-lower", "src-pad-upper",
                                              "dst-pad-lower", "dst-pad-upper", "src-strides", "dst-strides",
-                                             "src-offset", "dst-offset", "device", "impl"};
+                                             "src-offset", "dst-offset", "to-shape", "device", "impl"};
   if (cmd == "help" || cmd == "--help" || cmd == "-h") {
     Args(argc, argv, 2, {}, {});
     std::fputs(kUsage, stdout);

@@ -35,9 +35,10 @@ void reference_reorder(const Layout& src, const void* src_data, const Layout& ds
 /// two's-complement wrap); padding is zero.
 std::vector<uint8_t> make_pattern(const Layout& layout);
 
-/// Throws unless src can be reordered into dst: same rank and dims, compatible kinds (data <-> data or
-/// weights, grouped <-> grouped), and no two destination elements in one place (Layout::overlap()). The
-/// message names both layouts.
+/// Throws unless src can be reordered into dst: the same number of elements (shapes that differ are a
+/// reshape: elements correspond by their canonical row-major index, as OpenVINO's reorder between bfyx,
+/// bfzyx and bfwzyx), compatible kinds (data <-> data or weights, grouped <-> grouped), and no two
+/// destination elements in one place (Layout::overlap()). The message names both layouts.
 void check_compatible(const Layout& src, const Layout& dst);
 
 }  // namespace clreorder
