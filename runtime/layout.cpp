@@ -377,7 +377,8 @@ bool same_elements(const Layout& a, const Layout& b) {
   };
   for (int axis = 0; axis < static_cast<int>(pa.dims.size()); ++axis) {
     const PlanDim &da = dim_of(pa, axis), &db = dim_of(pb, axis);
-    if (da.axes != db.axes || da.sizes != db.sizes || da.lower != db.lower || da.extent != db.extent) return false;
+    if (da.axes != db.axes || da.sizes != db.sizes || da.lower != db.lower || da.extent != db.extent || da.owned != db.owned)
+      return false;
   }
   // The digits that count (extent > 1), in order: same axes, divisor, extent and stride.
   std::vector<const PlanDigit*> ga, gb;

@@ -382,6 +382,9 @@ TEST(Tpu, StorageModesOfTheSeed) {
   for (const Dims& c : {Dims{0, 0, 0, 0}, Dims{4, 2, 1, 1}, Dims{2, 1, 0, 1}})  // (o, i, y, x): C = o, N = i
     EXPECT_EQ(where_of(ic, c).offset, 8 * (c[0] / 4 * 4 + c[1] / 2 * 8 + c[2] * 2 + c[3]) + 4 * (c[1] % 2));
   for (const Layout* l : {&n4, &n2, &ic}) EXPECT_EQ(clreorder_test::plan_bijection_error(*l), "") << l->describe();
+  // A TPU layout never equals a named one, even where its offsets match: the other slots are not its own.
+  const Layout one = tpu("tpu_compact(npus=1,npu_bytes=4096,addr=0)", {2, 3, 4, 5});
+  EXPECT_FALSE(same_elements(one, Layout(format_from_name("b_fs_yx_fsv1"), DataType::f32, {2, 3, 4, 5})));
 }
 
 TEST(Tpu, BadParametersAreNamed) {
