@@ -269,6 +269,20 @@ std::vector<std::string> coord_names(int rank, const std::string& pre) {
   return out;
 }
 
+std::string row_major_index(const Dims& dims, const std::vector<std::string>& coord) {
+  std::string linear;
+  for (size_t a = 0; a < dims.size(); ++a) linear = a == 0 ? coord[0] : "(" + linear + ") * " + num(dims[a]) + " + " + coord[a];
+  return linear;
+}
+
+std::vector<std::string> split_row_major(const Dims& dims, const std::string& var, const std::vector<std::string>& coord) {
+  std::vector<std::string> lines;
+  for (size_t a = dims.size(); a-- > 1;)
+    lines.push_back("const IDX_T " + coord[a] + " = " + var + " % " + num(dims[a]) + "; " + var + " /= " + num(dims[a]) + ";");
+  lines.push_back("const IDX_T " + coord[0] + " = " + var + ";");
+  return lines;
+}
+
 std::string decode_stmts(const IndexPlan& plan, const std::string& p, const std::string& pre) {
   std::vector<std::string> lines;
   const size_t n = plan.digits.size();

@@ -122,6 +122,13 @@ std::string decode_stmts(const IndexPlan& plan, const std::string& p, const std:
 /// Coordinate variable names <pre>c0..<pre>c{rank-1}.
 std::vector<std::string> coord_names(int rank, const std::string& pre);
 
+/// The canonical row-major index of coordinate expressions `coord` in `dims`: ((c0 * D1 + c1) * D2 + c2)...
+std::string row_major_index(const Dims& dims, const std::vector<std::string>& coord);
+
+/// Statements that split the row-major index in the IDX_T variable `var` (consumed) into IDX_T coordinates
+/// named `coord` over `dims`.
+std::vector<std::string> split_row_major(const Dims& dims, const std::string& var, const std::vector<std::string>& coord);
+
 /// Round `n` up to a multiple of `m`.
 inline size_t round_up(size_t n, size_t m) { return (n + m - 1) / m * m; }
 

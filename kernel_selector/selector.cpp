@@ -37,14 +37,9 @@ class GenericReorder : public ReorderImpl {
     std::string coords = "d_";
     if (p.src.dims() != p.dst.dims()) {
       // A reshape: the destination coordinate's canonical row-major index, split over the source's dims.
-      std::string linear;
-      for (int a = 0; a < p.dst.rank(); ++a)
-        linear = a == 0 ? "d_c0" : "(" + linear + ") * " + num(p.dst.dims()[static_cast<size_t>(a)]) + " + d_c" + num(a);
-      std::vector<std::string> lines = {"IDX_T r_lin = " + linear + ";"};
-      for (int a = p.src.rank(); a-- > 1;)
-        lines.push_back("const IDX_T s_c" + num(a) + " = r_lin % " + num(p.src.dims()[static_cast<size_t>(a)]) + "; r_lin /= " +
-                        num(p.src.dims()[static_cast<size_t>(a)]) + ";");
-      lines.push_back("const IDX_T s_c0 = r_lin;");
+      std::vector<std::string> lines = {"IDX_T r_lin = " + row_major_index(p.dst.dims(), coord_names(p.dst.rank(), "d_")) + ";"};
+      const std::vector<std::string> split = split_row_major(p.src.dims(), "r_lin", coord_names(p.src.rank(), "s_"));
+      lines.insert(lines.end(), split.begin(), split.end());
       decode += " \\\n  " + macro_lines(lines);
       coords = "s_";
     }
@@ -156,13 +151,9 @@ KernelSource offset_probe_source(const Layout& src, const Layout& dst) {
   check_compatible(src, dst);
   const int r = src.rank();
   std::vector<std::string> logical = {"IDX_T lr = n;"};
-  for (int a = r - 1; a > 0; --a)
-    logical.push_back("const IDX_T c" + std::to_string(a) + " = lr % " + std::to_string(src.dims()[a]) + "; lr /= " +
-                      std::to_string(src.dims()[a]) + ";");
-  logical.push_back("const IDX_T c0 = lr;");
-  std::string linear;
-  for (int a = 0; a < r; ++a)
-    linear = a == 0 ? "d_c0" : "(" + linear + ") * " + std::to_string(dst.dims()[a]) + " + d_c" + std::to_string(a);
+  const std::vector<std::string> split = split_row_major(src.dims(), "lr", coord_names(r, ""));
+  logical.insert(logical.end(), split.begin(), split.end());
+  const std::string linear = row_major_index(dst.dims(), coord_names(r, "d_"));
   Jit jit;
   jit.def("KERNEL_NAME", "offset_probe")
       .def("IDX_T", needs_64bit(src, dst) ? "long" : "int")

@@ -14,6 +14,19 @@
   inline T##N cr_##F##_to_##T##SUF(F##N f) {                                                              \
     return select(convert_##T##N##_sat_rte(f), (T##N)0, convert_##T##N(isnan(f)));                        \
   }
+// ... to every integer type.
+#define CR_FLOAT_TO_INTS(F, N, SUF)                                                                        \
+  CR_FLOAT_TO_INT(F, char, N, SUF)                                                                        \
+  CR_FLOAT_TO_INT(F, uchar, N, SUF)                                                                       \
+  CR_FLOAT_TO_INT(F, short, N, SUF)                                                                       \
+  CR_FLOAT_TO_INT(F, ushort, N, SUF)                                                                      \
+  CR_FLOAT_TO_INT(F, int, N, SUF)                                                                         \
+  CR_FLOAT_TO_INT(F, uint, N, SUF)                                                                        \
+  CR_FLOAT_TO_INT(F, long, N, SUF)                                                                        \
+  CR_FLOAT_TO_INT(F, ulong, N, SUF)
+
+// A family of conversion functions M(N, SUF) for scalars and vectors of 2, 4, 8 and 16.
+#define CR_EACH_WIDTH(M) M(, ) M(2, _2) M(4, _4) M(8, _8) M(16, _16)
 
 #define CR_CONVERSIONS(N, SUF) \
   /* f32 -> f16 bits, round to nearest even; overflow -> inf; NaN stays NaN (quiet, top payload kept). */ \
@@ -48,20 +61,9 @@
   }                                                                                                       \
   inline float##N cr_bf16_to_f32##SUF(ushort##N h) { return as_float##N(convert_uint##N(h) << 16); }     \
   /* float -> integer: NaN -> 0, else round to nearest even and saturate. */                              \
-  CR_FLOAT_TO_INT(float, char, N, SUF)                                                                    \
-  CR_FLOAT_TO_INT(float, uchar, N, SUF)                                                                   \
-  CR_FLOAT_TO_INT(float, int, N, SUF)                                                                     \
-  CR_FLOAT_TO_INT(float, short, N, SUF)                                                                   \
-  CR_FLOAT_TO_INT(float, ushort, N, SUF)                                                                  \
-  CR_FLOAT_TO_INT(float, uint, N, SUF)                                                                    \
-  CR_FLOAT_TO_INT(float, long, N, SUF)                                                                    \
-  CR_FLOAT_TO_INT(float, ulong, N, SUF)
+  CR_FLOAT_TO_INTS(float, N, SUF)
 
-CR_CONVERSIONS(, )
-CR_CONVERSIONS(2, _2)
-CR_CONVERSIONS(4, _4)
-CR_CONVERSIONS(8, _8)
-CR_CONVERSIONS(16, _16)
+CR_EACH_WIDTH(CR_CONVERSIONS)
 #undef CR_CONVERSIONS
 
 // f64 conversions, where the device has doubles (the selector refuses f64 layouts elsewhere).
@@ -84,22 +86,13 @@ CR_CONVERSIONS(16, _16)
     return as_float##N(select(as_uint##N(t) | inexact, as_uint##N(cr_f64_to_f32##SUF(d)),                  \
                               convert_uint##N(isnan(d))));                                                \
   }                                                                                                       \
-  CR_FLOAT_TO_INT(double, char, N, SUF)                                                                   \
-  CR_FLOAT_TO_INT(double, uchar, N, SUF)                                                                  \
-  CR_FLOAT_TO_INT(double, short, N, SUF)                                                                  \
-  CR_FLOAT_TO_INT(double, ushort, N, SUF)                                                                 \
-  CR_FLOAT_TO_INT(double, int, N, SUF)                                                                    \
-  CR_FLOAT_TO_INT(double, uint, N, SUF)                                                                   \
-  CR_FLOAT_TO_INT(double, long, N, SUF)                                                                   \
-  CR_FLOAT_TO_INT(double, ulong, N, SUF)
+  CR_FLOAT_TO_INTS(double, N, SUF)
 
-CR_CONVERSIONS_F64(, )
-CR_CONVERSIONS_F64(2, _2)
-CR_CONVERSIONS_F64(4, _4)
-CR_CONVERSIONS_F64(8, _8)
-CR_CONVERSIONS_F64(16, _16)
+CR_EACH_WIDTH(CR_CONVERSIONS_F64)
 #undef CR_CONVERSIONS_F64
 #endif
+#undef CR_EACH_WIDTH
+#undef CR_FLOAT_TO_INTS
 #undef CR_FLOAT_TO_INT
 
 // A run of components of a vector, as the transpose network writes it: CR_SW4(v, 8, 9, a, b) is v.s89ab, one

@@ -194,10 +194,11 @@ Layout::Layout(Format format, DataType type, Dims dims, Dims pad_lower, Dims pad
         throw Error(where + ": " + format_.name() + " takes no padding or strides (its rule fixes them)");
     if (t->rule == "matrix" && (dims_[1] < t->w))
       throw Error(where + ": w=" + std::to_string(t->w) + " is wider than the matrix's " + std::to_string(dims_[1]) + " columns");
-    PlanDim& c = p.pdims[static_cast<size_t>(format_.dim_of_axis(t->mode == "2ic" ? 0 : 1))];
+    const size_t cdim = static_cast<size_t>(format_.dim_of_axis(t->channel_axis()));
+    PlanDim& c = p.pdims[cdim];
     const int64_t q = t->addr / t->npu_bytes, unit = t->rule == "matrix" ? t->w : 1;
     c.lower = {q * unit};
-    c.extent = round_up(q * unit + c.sizes[0], tile[static_cast<size_t>(format_.dim_of_axis(t->mode == "2ic" ? 0 : 1))], where);
+    c.extent = round_up(q * unit + c.sizes[0], tile[cdim], where);
     c.sizes = {c.extent};
     c.owned = false;
   }
@@ -320,8 +321,8 @@ void Layout::apply_tpu(const std::string& where) {
     throw Error(where + ": addr=" + std::to_string(t.addr) + " is not divisible by 128 (" + t.rule + " layout)");
   if (t.rule == "compact" && t.addr % 4) throw Error(where + ": addr=" + std::to_string(t.addr) + " is not divisible by 4 (compact layout)");
   // The (N, C, H, W) of the TPU's view, in storage elements along N.
-  const bool weights = t.mode == "2ic";
-  int64_t n = dims_[weights ? 1 : 0], c = dims_[weights ? 0 : 1], h = 1, w = 1;
+  const int caxis = t.channel_axis(), naxis = 1 - caxis;
+  int64_t n = dims_[naxis], c = dims_[caxis], h = 1, w = 1;
   if (t.rule == "matrix") {
     w = t.w;
     c = (dims_[1] + w - 1) / w;
@@ -343,7 +344,7 @@ void Layout::apply_tpu(const std::string& where) {
   }
   // Digits: the N dim (outer; the mode's block innermost, stride 1), the channel dim (outer = slot, the
   // npus-block = NPU, matrix: the w-block = column), y, x.
-  const int cdim = format_.dim_of_axis(weights ? 0 : 1), ndim = format_.dim_of_axis(weights ? 1 : 0);
+  const int cdim = format_.dim_of_axis(caxis), ndim = format_.dim_of_axis(naxis);
   for (PlanDigit& g : p.digits) {
     if (g.dim == ndim) g.stride = g.needs_mod ? 1 : checked_mul(ns, m, where);
     else if (g.dim == cdim && !g.needs_mod) g.stride = checked_mul(cs, m, where);
@@ -395,12 +396,10 @@ bool same_elements(const Layout& a, const Layout& b) {
 }
 
 std::string named_equivalent(const Layout& l) {
-  for (const FormatEntry& e : registry()) {
-    if (!e.unsupported.empty()) continue;
-    const Format f = Format::parse(e.name);
+  for (const auto& [name, f] : registered_formats()) {
     if (f.kind() != l.format().kind() || f.rank() != l.rank()) continue;
     if (!same_elements(l, Layout(f, l.data_type(), l.dims(), l.pad_lower(), l.pad_upper(), {}, l.base_offset()))) continue;
-    std::string out = e.name;
+    std::string out = name;
     const std::vector<std::string> aliases = aliases_of(f);
     for (size_t k = 0; k < aliases.size(); ++k) out += (k ? ", " : " (") + aliases[k] + (k + 1 == aliases.size() ? ")" : "");
     return out;

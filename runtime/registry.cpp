@@ -26,8 +26,9 @@ const Alias kAliases[] = {
     {"channels_last_3d", "bzyxf"},
 };
 
-// The registered formats parsed once, to give a oneDNN tag its OpenVINO name.
-const std::vector<std::pair<std::string, Format>>& parsed_registry() {
+}  // namespace
+
+const std::vector<std::pair<std::string, Format>>& registered_formats() {
   static const std::vector<std::pair<std::string, Format>> rows = [] {
     std::vector<std::pair<std::string, Format>> out;
     for (const FormatEntry& e : registry())
@@ -36,8 +37,6 @@ const std::vector<std::pair<std::string, Format>>& parsed_registry() {
   }();
   return rows;
 }
-
-}  // namespace
 
 const std::vector<FormatEntry>& registry() {
   static const std::vector<FormatEntry> rows = {
@@ -202,7 +201,7 @@ Format format_from_name(const std::string& name) {
     } catch (const Error& as_tag) {
       throw Error(std::string(as_openvino.what()) + "; as a oneDNN tag: " + as_tag.what());
     }
-    for (const auto& [registered, g] : parsed_registry())
+    for (const auto& [registered, g] : registered_formats())
       if (g == f) return g;  // a tag equal to an OpenVINO format resolves to it
     return f;
   }

@@ -229,10 +229,12 @@ inline Dims odd_shape(int rank, int64_t b) {
 
 inline std::string plain_order(int rank) { return std::string("bf") + std::string("vuwzyx").substr(8 - rank); }
 
+/// A case of two layouts, labelled by both.
+inline Case case_of(const Layout& src, const Layout& dst) { return Case{src, dst, src.describe() + " -> " + dst.describe()}; }
+
 inline Case make_case(const Format& s, const Format& d, const Dims& shape, DataType st = DataType::f32,
                DataType dt = DataType::f32, Dims slo = {}, Dims sup = {}, Dims dlo = {}, Dims dup = {}) {
-  Layout src(s, st, shape, slo, sup), dst(d, dt, shape, dlo, dup);
-  return Case{src, dst, src.describe() + " -> " + dst.describe()};
+  return case_of(Layout(s, st, shape, slo, sup), Layout(d, dt, shape, dlo, dup));
 }
 
 /// Why implementation `impl` declines the case on this device ("" when it accepts).

@@ -31,8 +31,6 @@ Layout V(const char* name, const Dims& dims, const Dims& strides, int64_t offset
   return Layout(F(name), t, dims, {}, {}, strides, offset);
 }
 
-Case C(const Layout& s, const Layout& d) { return Case{s, d, s.describe() + " -> " + d.describe()}; }
-
 std::vector<Sweep> sweep_cases() {
   using T = DataType;
   return {
@@ -57,14 +55,14 @@ std::vector<Sweep> sweep_cases() {
       {make_case(F("bfyx"), F("byxf"), {2, 13, 4, 8}, T::u16, T::u16), 1, 3},
       {make_case(F("b_fs_yx_fsv16"), F("byxf"), {2, 19, 2, 3}, T::u64, T::u32, {0, 0, 1, 0}), 0, 0},
       // Strided views: a slice with gaps on either side, a broadcast source, blocks with room between them.
-      {C(Layout(F("b_fs_yx_fsv16"), T::f32, {2, 19, 5, 7}), V("bfyx", {2, 19, 5, 7}, {7 * 11 * 24, 1, 11 * 24, 24}, 313, T::f32)), 0, 1},
-      {C(V("bfyx", {2, 19, 5, 7}, {24 * 77, 77, 11, 1}, 90, T::f16), Layout(F("byxf"), T::f16, {2, 19, 5, 7})), 1, 0},
-      {C(V("bfyx", {3, 20, 3, 5}, {15, 0, 5, 1}, 0, T::f32), V("b_fs_yx_fsv16", {3, 20, 3, 5}, {1000, 300, 96, 16}, 7, T::f32)), 0, 0},
+      {case_of(Layout(F("b_fs_yx_fsv16"), T::f32, {2, 19, 5, 7}), V("bfyx", {2, 19, 5, 7}, {7 * 11 * 24, 1, 11 * 24, 24}, 313, T::f32)), 0, 1},
+      {case_of(V("bfyx", {2, 19, 5, 7}, {24 * 77, 77, 11, 1}, 90, T::f16), Layout(F("byxf"), T::f16, {2, 19, 5, 7})), 1, 0},
+      {case_of(V("bfyx", {3, 20, 3, 5}, {15, 0, 5, 1}, 0, T::f32), V("b_fs_yx_fsv16", {3, 20, 3, 5}, {1000, 300, 96, 16}, 7, T::f32)), 0, 0},
       // TPU local memory: the other tensors' slots untouched, 4N dummies zero, a matrix's ragged last channel.
-      {C(Layout(F("bfyx"), T::i8, {6, 5, 4, 5}), Layout(F("tpu_aligned(npus=4,npu_bytes=1024,addr=1024,mode=4n)"), T::i8, {6, 5, 4, 5})), 0, 0},
-      {C(Layout(F("tpu_matrix(npus=4,npu_bytes=1024,addr=2176,w=15)"), T::f32, {2, 40}), Layout(F("bf"), T::f16, {2, 40})), 0, 1},
+      {case_of(Layout(F("bfyx"), T::i8, {6, 5, 4, 5}), Layout(F("tpu_aligned(npus=4,npu_bytes=1024,addr=1024,mode=4n)"), T::i8, {6, 5, 4, 5})), 0, 0},
+      {case_of(Layout(F("tpu_matrix(npus=4,npu_bytes=1024,addr=2176,w=15)"), T::f32, {2, 40}), Layout(F("bf"), T::f16, {2, 40})), 0, 1},
       // A reshape: bfzyx into a blocked bfyx of another shape, z folded into y.
-      {C(Layout(F("bfzyx"), T::f32, {2, 19, 2, 3, 2}), Layout(F("b_fs_yx_fsv16"), T::f16, {2, 19, 6, 2}, {0, 0, 1, 0})), 0, 0},
+      {case_of(Layout(F("bfzyx"), T::f32, {2, 19, 2, 3, 2}), Layout(F("b_fs_yx_fsv16"), T::f16, {2, 19, 6, 2}, {0, 0, 1, 0})), 0, 0},
       // Weights: tails on both block axes (33 x 17), int8 packed words, swizzles, fused y*x, 3D.
       {make_case(F("oiyx"), F("os_is_yx_isv16_osv16"), {33, 17, 3, 3}), 0, 0},
       {make_case(F("oiyx"), F("os_is_yx_osa4_isa8_osv8_isv4"), {32, 32, 3, 3}, T::i8, T::i8), 1, 0},
@@ -126,9 +124,7 @@ TEST(Sweep, RunsWhereItIsMeantTo) {
 }
 
 // Every implementation that accepts each case, forced, in both tunings; tiled also with a cache so small
-// that its stores stream, and every case once more in 64-bit index arithmetic.
-// Every implementation that accepts each case, forced, in both tunings; tiled also with a cache so small
-// that its stores stream.
+// that its stores stream (a CPU policy: in the CPU tuning).
 TEST(Sweep, EveryImplementationInBothTunings) {
   REQUIRE_DEVICE(e);
   const std::vector<Sweep> cases = sweep_cases();

@@ -208,9 +208,9 @@ int cmd_explain(const Args& a, const CliOptions& o) {
               f.order().c_str(), f.blocks_string().c_str());
   std::printf("%lld elements (%lld logical), %lld bytes\n", static_cast<long long>(l.elements()),
               static_cast<long long>(l.logical_elements()), static_cast<long long>(l.bytes()));
+  // A layout given another way (strides, a spelling) that a registered format describes.
   const std::string same = named_equivalent(l);
-  if (!same.empty() && (same.compare(0, f.name().size() + 1, f.name() + " ") != 0 && same != f.name()))
-    std::printf("same elements as %s\n", same.c_str());
+  if (!same.empty() && format_from_name(same.substr(0, same.find(' '))) != f) std::printf("same elements as %s\n", same.c_str());
   if (!l.overlap().empty()) std::printf("overlapping: %s (a source only)\n", l.overlap().c_str());
   if (a.has("at")) {
     Dims c = parse_dims(a.get("at"));

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace clreorder {
@@ -59,6 +60,9 @@ struct TpuPlacement {
   std::string mode;             ///< "" (none), "4n", "2n" or "2ic"
   /// Elements per storage element (4 for 4n, 2 for 2n and 2ic, else 1).
   int64_t pack() const { return mode == "4n" ? 4 : mode.empty() ? 1 : 2; }
+  /// The logical axis scattered over the NPUs (the TPU's C): o of 2ic weights [I, O, H, W], else f; the
+  /// other of the first two axes is the TPU's N.
+  int channel_axis() const { return mode == "2ic" ? 0 : 1; }
   /// Same parameters.
   bool operator==(const TpuPlacement& o) const {
     return rule == o.rule && npus == o.npus && npu_bytes == o.npu_bytes && addr == o.addr && strides == o.strides &&
@@ -135,6 +139,9 @@ struct FormatEntry {
 
 /// Every registered format, in the order of FORMATS.md.
 const std::vector<FormatEntry>& registry();
+
+/// The supported registered formats with their names, parsed once (thread-safe static).
+const std::vector<std::pair<std::string, Format>>& registered_formats();
 
 /// Parses a registered name or any name the grammar accepts, a oneDNN tag (letter form nChw16c, OIhw4i16o4i,
 /// positional form aBcd16b, ABcd8b16a2b) or a PyTorch memory format name (channels_last). A tag or alias
