@@ -85,14 +85,14 @@ float int_to_f32(const Value& v) {
   return v.is_unsigned ? static_cast<float>(static_cast<uint64_t>(v.i)) : static_cast<float>(static_cast<int64_t>(v.i));
 }
 
-// The value as f32 for the f32, f16 and bf16 destinations. An f64 is rounded to odd (toward zero, then the
-// lowest bit set when inexact), so that rounding that f32 once more to f16 or bf16 gives the correctly rounded
-// result (f32 keeps at least two more bits); NaN keeps its sign and top payload bits, quiet.
-float to_single(const Value& v, bool exact_f32) {
+// The value as f32: for the f32 destination (`nearest`) an f64 is rounded to nearest even; for f16 and bf16
+// it is rounded to odd (toward zero, then the lowest bit set when inexact), so that rounding that f32 once
+// more gives the correctly rounded result (f32 keeps at least two more bits). NaN keeps its sign and top
+// payload bits, quiet, either way.
+float to_single(const Value& v, bool nearest) {
   if (v.kind == Value::single) return v.sf;
   if (v.kind == Value::integer) return int_to_f32(v);
-  if (std::isnan(v.f)) return f64_to_f32(v.f);
-  if (exact_f32) return f64_to_f32(v.f);
+  if (nearest || std::isnan(v.f)) return f64_to_f32(v.f);
   float t = static_cast<float>(v.f);
   if (std::fabs(static_cast<double>(t)) > std::fabs(v.f)) t = std::nextafter(t, 0.0f);
   if (static_cast<double>(t) != v.f) t = float_of(bits_of(t) | 1u);
