@@ -94,6 +94,14 @@ TEST(Cli, EveryMalformedArgumentIsNamedOnOneLineAndWritesNothing) {
       {{"explain", "--shape", "1,2,3,4"}, "explain takes one FORMAT"},
       {{"explain", "bfyx", "byxf", "--shape", "1,2,3,4"}, "unexpected argument 'byxf'"},
       {{"explain", "winograd_2x3_s1_data", "--shape", "1,2,3,4"}, "format 'winograd_2x3_s1_data' is not supported"},
+      {{"explain", "bfyx", "--shape", "1,2,3,4", "--svg", dir + "/p.svg", "--color-by", "q"},
+       "--color-by 'q' is not an axis of bfyx (its axes: bfyx)"},
+      {{"explain", "oiyx", "--shape", "1,2,3,4", "--svg", dir + "/p.svg", "--color-by", "fy"}, "--color-by 'fy'"},
+      {{"explain", "bfyx", "--shape", "1,2,3,4", "--color-by", "f"}, "give --svg FILE too"},
+      {{"explain", "bfyx", "--shape", "1,2,3,4", "--svg", dir + "/p.svg", "--columns", "0"}, "--columns '0'"},
+      {{"explain", "bfyx", "--shape", "1,2,3,4", "--svg", sub}, "--svg '" + sub + "' is a directory"},
+      {{"explain", "bfyx", "--shape", "1,2,3,4", "--svg", dir + "/missing/p.svg"}, "cannot write --svg file '" + dir + "/missing/p.svg'"},
+      {{"explain", "bfyx", "--shape", "1,2,3,4", "--svg", "/dev/full"}, "cannot write --svg file '/dev/full'"},
       {{"frobnicate"}, "unknown command 'frobnicate'"},
       {{"devices", "--json"}, "unknown option '--json'"},
       {{"run", "--from", "bfyx", "--to", "byxf", "--shape", "2,3,4"}, "shape 2,3,4 has 3 dims but format bfyx has rank 4"},
@@ -164,6 +172,8 @@ TEST(Cli, EveryMalformedArgumentIsNamedOnOneLineAndWritesNothing) {
     EXPECT_NE(stat(out.c_str(), &st), 0) << cmd << ": wrote " << out;
   }
   std::printf("cli: %zu malformed invocations\n", bad.size());
+  struct stat st;
+  EXPECT_NE(stat((dir + "/p.svg").c_str(), &st), 0) << "a refused explain --svg wrote its picture";
   // An unwritable --output is reported before any device work: no kernel ran (no "impl:" line).
   const Result early = run(run_with({"--output", dir + "/missing/out.bin", "--check"}));
   EXPECT_EQ(early.status, 2);

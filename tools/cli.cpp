@@ -17,6 +17,7 @@
 #include "clreorder/bench.hpp"
 #include "clreorder/error.hpp"
 #include "clreorder/format.hpp"
+#include "clreorder/picture.hpp"
 #include "clreorder/reference.hpp"
 #include "clreorder/reorder.hpp"
 
@@ -30,8 +31,9 @@ commands:
   devices                      list OpenCL platforms and devices; '*' marks the default
   formats [--json]             list every registered format (kind, rank, order, blocks, aliases)
   explain FORMAT --shape D0,D1,... [--dtype T] [--pad-lower ..] [--pad-upper ..] [--strides ..] [--offset N]
-          [--at C0,C1,..] [--limit N]
-                               print the memory map: each offset with its logical coordinate, pad or gap
+          [--at C0,C1,..] [--limit N] [--svg FILE [--color-by AXIS] [--columns N]]
+                               print the memory map: each offset with its logical coordinate, pad or gap;
+                               --svg draws it (cells in memory order coloured by AXIS, default the channel)
   run --from FMT --to FMT --shape D0,D1,... [--dtype T] [--to-dtype T]
       [--src-pad-lower ..] [--src-pad-upper ..] [--dst-pad-lower ..] [--dst-pad-upper ..]
       [--src-strides S0,S1,..] [--dst-strides ..] [--src-offset N] [--dst-offset N] [--to-shape D0,D1,..]
@@ -199,6 +201,33 @@ Layout layout_from(const Args& a, const std::string& fmt, const std::string& dty
                 a.count(pre + "offset", 0, 0, int64_t(1) << 50));
 }
 
+// `explain --svg FILE`: the memory map as a picture; a dry run (the fuzzer) draws it but writes nothing.
+int write_picture(const Args& a, const Layout& l, int64_t limit, const CliOptions& o) {
+  PictureOptions po;
+  po.color_by = a.get("color-by");
+  po.columns = a.count("columns", 0, 1, 4096);
+  po.max_cells = limit;
+  const MemoryPicture pic = draw_memory_map(l, po);
+  const std::string path = a.get("svg");
+  if (!o.dry_run) {
+    struct stat st;
+    const bool existed = stat(path.c_str(), &st) == 0;
+    if (existed && S_ISDIR(st.st_mode)) throw Error("--svg '" + path + "' is a directory, not a file");
+    std::FILE* out = std::fopen(path.c_str(), "wb");
+    if (!out) throw Error("cannot write --svg file '" + path + "': " + std::strerror(errno));
+    const bool ok = std::fwrite(pic.svg.data(), 1, pic.svg.size(), out) == pic.svg.size();
+    if (std::fclose(out) != 0 || !ok) {
+      const std::string why = std::strerror(errno);
+      if (!existed) std::remove(path.c_str());  // never a file (or device) that was there before
+      throw Error("cannot write --svg file '" + path + "': " + why);
+    }
+  }
+  std::printf("picture: %s, %lld of %lld slots in rows of %lld, coloured by %c (%.0fx%.0f)\n", path.c_str(),
+              static_cast<long long>(pic.shown), static_cast<long long>(pic.total), static_cast<long long>(pic.columns),
+              l.format().axes()[static_cast<size_t>(pic.color_axis)], pic.width, pic.height);
+  return 0;
+}
+
 int cmd_explain(const Args& a, const CliOptions& o) {
   if (a.positional().size() != 1) throw Error("explain takes one FORMAT, e.g. clreorder explain b_fs_yx_fsv16 --shape 2,2,2,2");
   Layout l = layout_from(a, a.positional()[0], a.get("dtype", "f32"), parse_dims(a.need("shape")), "");
@@ -224,22 +253,23 @@ int cmd_explain(const Args& a, const CliOptions& o) {
     std::printf("\n");
     return 0;
   }
-  // Digit tuples in order (memory order for dense and strided plans alike, their digits sorted by stride),
-  // so only the printed lines are decoded, whatever the size; offsets the layout skips show as gaps.
-  int64_t c[8], off, next = l.base_offset(), lines = 0, p = 0;
-  const int64_t tuples = l.plan().digit_space;
-  for (; p < tuples && lines < limit; ++p, ++lines) {
-    bool owned = true;
-    bool valid = l.plan().decode(p, &off, c, &owned);
-    if (off > next && lines + 1 < limit) {
-      std::printf("i = %lld..%lld => gap (not this tensor's)\n", static_cast<long long>(next), static_cast<long long>(off - 1));
-      ++lines;
-    }
-    next = std::max(next, off + 1);
-    std::printf("i = %lld => %s\n", static_cast<long long>(off),
-                valid ? coord_text(f, c).c_str() : owned ? "pad" : "another tensor's slot");
+  if (a.has("svg")) return write_picture(a, l, limit, o);
+  if (a.has("color-by") || a.has("columns")) throw Error("--color-by and --columns shape the picture: give --svg FILE too");
+  // Slots in memory order, so only the printed lines are decoded, whatever the size; offsets between them
+  // (strided views) show as gaps.
+  int64_t total = 0, next = l.base_offset();
+  const std::vector<MemorySlot> slots = memory_slots(l, limit, &total);
+  for (const MemorySlot& s : slots) {
+    if (s.offset > next)
+      std::printf("i = %lld..%lld => gap (not this tensor's)\n", static_cast<long long>(next), static_cast<long long>(s.offset - 1));
+    next = s.offset + 1;
+    std::printf("i = %lld => %s\n", static_cast<long long>(s.offset),
+                s.kind == SlotKind::element ? coord_text(f, s.coord.data()).c_str()
+                : s.kind == SlotKind::pad   ? "pad"
+                                            : "another tensor's slot");
   }
-  if (p < tuples) std::printf("... %lld more elements (raise --limit)\n", static_cast<long long>(tuples - p));
+  if (static_cast<int64_t>(slots.size()) < total)
+    std::printf("... %lld more slots (raise --limit)\n", static_cast<long long>(total - static_cast<int64_t>(slots.size())));
   return 0;
 }
 
@@ -467,7 +497,7 @@ int dispatch(int argc, const char* const* argv, const CliOptions& o) {
     return o.dry_run ? 0 : cmd_devices();
   }
   if (cmd == "formats") return cmd_formats(Args(argc, argv, 2, {}, {"json"}));
-  if (cmd == "explain") return cmd_explain(Args(argc, argv, 2, {"shape", "dtype", "pad-lower", "pad-upper", "strides", "offset", "at", "limit"}, {}, 1), o);
+  if (cmd == "explain") return cmd_explain(Args(argc, argv, 2, {"shape", "dtype", "pad-lower", "pad-upper", "strides", "offset", "at", "limit", "svg", "color-by", "columns"}, {}, 1), o);
   if (cmd == "source") return cmd_source(Args(argc, argv, 2, layout_opts, {}), o);
   if (cmd == "run") {
     std::set<std::string> opts = layout_opts;
