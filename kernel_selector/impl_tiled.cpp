@@ -16,11 +16,24 @@ namespace clreorder {
 
 namespace {
 
-// Largest divisor of n not above cap; n itself when the best divisor would make tiles too thin.
+// Factors of two in n, up to 16: the widest register transpose a tile of n elements allows.
+int64_t vector_factor(int64_t n) {
+  int64_t f = 1;
+  while (f < 16 && n % (f * 2) == 0) f *= 2;
+  return f;
+}
+
+// A divisor of n not above cap: of those with the most factors of two (up to 16, so the register transposes
+// can take the tile: a 56-long source row gives 8, not 14, whatever the type), the largest; n itself when the
+// largest divisor would make tiles too thin.
 int64_t tile_size(int64_t n, int64_t cap) {
   if (n <= cap) return n;
   const int64_t best = divisor_at_most(n, cap);
-  return best * 4 < cap && n <= 4 * cap ? n : best;
+  if (best * 4 < cap && n <= 4 * cap) return n;
+  int64_t pick = best;
+  for (int64_t d = best - 1; d > 1; --d)
+    if (n % d == 0 && vector_factor(d) > vector_factor(pick)) pick = d;
+  return pick;
 }
 
 struct TileConfig {

@@ -1,7 +1,8 @@
 // The performance suite: the reorder cases that inference runtimes hit most, each timed against
 // clEnqueueCopyBuffer of the same bytes in the same run (clreorder::bench_reorder). Writes a markdown table
 // and a CSV; the README's table comes from here.
-//   clreorder_suite [--runs N] [--repeat R] [--impl NAME] [--out DIR] [--filter SUBSTRING]
+//   clreorder_suite [--runs N] [--repeat R] [--impl NAME] [--out DIR] [--filter SUBSTRING] [--views]
+// --views times strided views with gaps beside their dense twins instead (views.md, views.csv).
 // Each case is measured R times (each a median of N runs against a same-run copy); the repeat with the
 // median ratio is reported, which keeps a noisy shared machine from deciding the figures.
 #include <algorithm>
@@ -87,10 +88,46 @@ const SuiteCase kCases[] = {
     {"oiyx", "os_is_yx_osa4_isa8_osv8_isv4", "256,256,3,3", "i8", "i8"},
 };
 
+// Strided views with gaps (crops of bigger tensors, channels padded by a stride, a weight slice), each timed
+// beside the dense case of the same formats, shape and types: the view's ratio to copy over the dense one's.
+// One per family and several element sizes, sources and destinations, plain and blocked sides.
+struct ViewCase {
+  const char* from;
+  const char* to;
+  const char* shape;
+  const char* dtype;
+  const char* to_dtype;
+  const char* src_strides;  // "" dense
+  const char* dst_strides;
+};
+
+const ViewCase kViewCases[] = {
+    // A 56x56 crop of a 60x64 bfyx source.
+    {"bfyx", "b_fs_yx_fsv16", "8,64,56,56", "f32", "f32", "245760,3840,64,1", ""},
+    {"bfyx", "byxf", "8,64,56,56", "f32", "f32", "245760,3840,64,1", ""},
+    {"bfyx", "byxf", "8,64,56,56", "u8", "f16", "245760,3840,64,1", ""},
+    // Into a crop of a bigger bfyx destination.
+    {"b_fs_yx_fsv16", "bfyx", "8,64,56,56", "f32", "f32", "", "245760,3840,64,1"},
+    // Channels-last destination with 8 channels of gap per pixel.
+    {"bfyx", "byxf", "8,64,56,56", "f16", "f16", "", "225792,1,4032,72"},
+    // Channels-last i8 source with a gap of 16 channels per pixel.
+    {"byxf", "bfyx", "8,64,56,56", "i8", "i8", "250880,1,4480,80", ""},
+    // A y/x crop of a bigger blocked tensor (strides of whole 16-channel blocks).
+    {"b_fs_yx_fsv16", "bfyx", "8,64,56,56", "bf16", "f32", "245760,61440,1024,16", ""},
+    // Every other output channel of a weight tensor.
+    {"oiyx", "os_is_yx_isv16_osv16", "256,256,3,3", "f32", "f32", "4608,9,3,1", ""},
+    {"oiyx", "os_iyx_osv16", "512,512,1,1", "i64", "i64", "1024,1,1,1", ""},
+};
+
+// `--views`: the view cases beside their dense twins, interleaved, each the median-ratio repeat.
+int run_views(const Engine& engine, int runs, int repeat, const std::string& impl, const std::string& out,
+              const std::string& filter);
+
 }  // namespace
 
 int main(int argc, char** argv) {
   int runs = 25, repeat = 3;
+  bool views = false;
   std::string impl, out = ".", filter;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
@@ -104,7 +141,8 @@ int main(int argc, char** argv) {
       else if (a == "--impl") impl = value();
       else if (a == "--out") out = value();
       else if (a == "--filter") filter = value();
-      else throw Error("unknown option '" + a + "' (use --runs N, --repeat R, --impl NAME, --out DIR, --filter TEXT)");
+      else if (a == "--views") views = true;
+      else throw Error("unknown option '" + a + "' (use --runs N, --repeat R, --impl NAME, --out DIR, --filter TEXT, --views)");
     } catch (const std::exception& e) {
       std::fprintf(stderr, "clreorder_suite: %s\n", e.what());
       return 2;
@@ -112,6 +150,7 @@ int main(int argc, char** argv) {
   }
   try {
     Engine engine = Engine::open();
+    if (views) return run_views(engine, runs, repeat, impl, out, filter);
     std::string md = "| case | dtype | impl | ms | GB/s logical | GB/s physical | copy GB/s | ratio to copy | host us (bare) "
                      "| oneDNN GB/s logical | vs oneDNN |\n|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|\n";
     std::string csv = "from,to,shape,dtype,to_dtype,impl,median_ms,kernel_ms,copy_ms,gbps_logical,gbps_physical,copy_gbps,ratio,"
@@ -193,3 +232,63 @@ int main(int argc, char** argv) {
   }
   return 0;
 }
+
+namespace {
+
+int run_views(const Engine& engine, int runs, int repeat, const std::string& impl, const std::string& out,
+              const std::string& filter) {
+  std::string md = "| case | dtype | view strides | impl (view) | ratio to copy, dense | ratio to copy, view | view / dense |\n"
+                   "|---|---|---|---|---:|---:|---:|\n";
+  std::string csv = "from,to,shape,dtype,to_dtype,src_strides,dst_strides,impl,dense_ratio,view_ratio,view_over_dense\n";
+  double worst = 1e9, log_sum = 0;
+  int n = 0;
+  auto median_ratio = [](std::vector<BenchResult> reps) {
+    std::sort(reps.begin(), reps.end(), [](const BenchResult& x, const BenchResult& y) { return x.ratio < y.ratio; });
+    return reps[reps.size() / 2];
+  };
+  for (const ViewCase& c : kViewCases) {
+    const std::string label = std::string(c.from) + " -> " + c.to + " " + c.shape;
+    if (!filter.empty() && label.find(filter) == std::string::npos) continue;
+    const Dims shape = parse_dims(c.shape);
+    const DataType st = parse_data_type(c.dtype), dt = parse_data_type(c.to_dtype);
+    const Layout src(format_from_name(c.from), st, shape), dst(format_from_name(c.to), dt, shape);
+    const Layout vsrc(src.format(), st, shape, {}, {}, *c.src_strides ? parse_dims(c.src_strides) : Dims{});
+    const Layout vdst(dst.format(), dt, shape, {}, {}, *c.dst_strides ? parse_dims(c.dst_strides) : Dims{});
+    std::vector<BenchResult> dense, view;
+    for (int k = 0; k < repeat; ++k) {
+      dense.push_back(bench_reorder(engine, src, dst, impl, runs));
+      view.push_back(bench_reorder(engine, vsrc, vdst, impl, runs));
+    }
+    const BenchResult d = median_ratio(dense), v = median_ratio(view);
+    const double rel = v.ratio / d.ratio;
+    const std::string strides = *c.src_strides ? std::string("src ") + c.src_strides : std::string("dst ") + c.dst_strides;
+    const std::string types = std::string(c.dtype) + (std::string(c.dtype) == c.to_dtype ? "" : std::string("->") + c.to_dtype);
+    char row[512];
+    std::snprintf(row, sizeof row, "| %s | %s | %s | %s | %.3f | %.3f | %.3f |\n", label.c_str(), types.c_str(), strides.c_str(),
+                  v.impl.c_str(), d.ratio, v.ratio, rel);
+    md += row;
+    std::printf("%s", row);
+    std::fflush(stdout);
+    std::snprintf(row, sizeof row, "%s,%s,\"%s\",%s,%s,\"%s\",\"%s\",%s,%.4f,%.4f,%.4f\n", c.from, c.to, c.shape, c.dtype,
+                  c.to_dtype, c.src_strides, c.dst_strides, v.impl.c_str(), d.ratio, v.ratio, rel);
+    csv += row;
+    worst = std::min(worst, rel);
+    log_sum += std::log(rel);
+    ++n;
+  }
+  char summary[256];
+  std::snprintf(summary, sizeof summary, "\nview over dense (ratios to copy): geometric mean %.3f over %d cases; lowest %.3f\n",
+                n ? std::exp(log_sum / n) : 0.0, n, n ? worst : 0.0);
+  md += summary;
+  std::printf("%s", summary);
+  std::error_code ec;
+  std::filesystem::create_directories(out, ec);
+  write_file(out + "/views.md", std::string("Device: ") + engine.info().platform + " / " + engine.info().name +
+                                    "; each case: the median-ratio repeat of " + std::to_string(repeat) + ", each a median of " +
+                                    std::to_string(runs) + " runs, dense and view interleaved.\n\n" + md);
+  write_file(out + "/views.csv", csv);
+  std::printf("wrote %s/views.md and %s/views.csv\n", out.c_str(), out.c_str());
+  return 0;
+}
+
+}  // namespace

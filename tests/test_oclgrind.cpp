@@ -58,6 +58,8 @@ std::vector<Sweep> sweep_cases() {
       {case_of(Layout(F("b_fs_yx_fsv16"), T::f32, {2, 19, 5, 7}), V("bfyx", {2, 19, 5, 7}, {7 * 11 * 24, 1, 11 * 24, 24}, 313, T::f32)), 0, 1},
       {case_of(V("bfyx", {2, 19, 5, 7}, {24 * 77, 77, 11, 1}, 90, T::f16), Layout(F("byxf"), T::f16, {2, 19, 5, 7})), 1, 0},
       {case_of(V("bfyx", {3, 20, 3, 5}, {15, 0, 5, 1}, 0, T::f32), V("b_fs_yx_fsv16", {3, 20, 3, 5}, {1000, 300, 96, 16}, 7, T::f32)), 0, 0},
+      // A crop whose 72-long source rows are split into tiles of 24 (CPU) or 8 (GPU) for the register transposes.
+      {case_of(V("bfyx", {2, 16, 2, 72}, {16 * 3 * 80, 3 * 80, 80, 1}, 5, T::f32), Layout(F("byxf"), T::f32, {2, 16, 2, 72})), 0, 0},
       // TPU local memory: the other tensors' slots untouched, 4N dummies zero, a matrix's ragged last channel.
       {case_of(Layout(F("bfyx"), T::i8, {6, 5, 4, 5}), Layout(F("tpu_aligned(npus=4,npu_bytes=1024,addr=1024,mode=4n)"), T::i8, {6, 5, 4, 5})), 0, 0},
       {case_of(Layout(F("tpu_matrix(npus=4,npu_bytes=1024,addr=2176,w=15)"), T::f32, {2, 40}), Layout(F("bf"), T::f16, {2, 40})), 0, 1},
