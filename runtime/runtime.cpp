@@ -5,6 +5,7 @@
 #include <cctype>
 #include <cstdlib>
 
+#include "clreorder/cache.hpp"
 #include "clreorder/error.hpp"
 #include "embedded.hpp"
 
@@ -197,6 +198,15 @@ struct ProgramCache::Entry {
   std::shared_ptr<std::mutex> mutex = std::make_shared<std::mutex>();
 };
 
+struct ProgramCache::Flight {
+  cl_context context;
+  cl_device_id device;
+  uint64_t hash;
+  std::string code, options, entry;
+  bool done = false;
+  std::string error;  // the build's failure, rethrown to every waiter
+};
+
 ProgramCache& ProgramCache::instance() {
   // Never destroyed, for the reason the dispatch table in reorder.cpp gives: no OpenCL object is released
   // after main returns. clear() releases everything while the caller's OpenCL is still up.
@@ -204,34 +214,105 @@ ProgramCache& ProgramCache::instance() {
   return cache;
 }
 
+namespace {
+
+bool same_kernel(const std::string& code, const std::string& options, const std::string& entry, const KernelSource& s) {
+  return code == s.code && options == s.options && entry == s.entry;
+}
+
+// Everything a program binary depends on besides its source and options: the persistent cache's key.
+std::string device_cache_key(const cl::Device& dev) {
+  const cl::Platform platform(dev.getInfo<CL_DEVICE_PLATFORM>());
+  return std::string("clreorder ") + CLREORDER_VERSION + "|" + platform.getInfo<CL_PLATFORM_NAME>() + "|" +
+         platform.getInfo<CL_PLATFORM_VERSION>() + "|" + dev.getInfo<CL_DEVICE_NAME>() + "|" +
+         dev.getInfo<CL_DEVICE_VERSION>() + "|" + dev.getInfo<CL_DRIVER_VERSION>();
+}
+
+}  // namespace
+
 std::shared_ptr<ProgramCache::Entry> ProgramCache::find(const cl::Context& ctx, const cl::Device& dev,
                                                         const KernelSource& src, uint64_t h) {
   auto range = entries_.equal_range(h);
   for (auto it = range.first; it != range.second; ++it) {
     const auto& e = it->second;
-    if (e->context() == ctx() && e->device == dev() && e->code == src.code && e->options == src.options &&
-        e->entry == src.entry)
-      return e;
+    if (e->context() == ctx() && e->device == dev() && same_kernel(e->code, e->options, e->entry, src)) return e;
   }
   return nullptr;
 }
 
-void ProgramCache::build(const cl::Context& ctx, const cl::Device& dev, const std::vector<KernelSource>& sources) {
-  std::lock_guard<std::mutex> guard(mutex_);
-  // Group what is missing by build options: one program per group.
-  std::vector<std::pair<std::string, std::vector<const KernelSource*>>> groups;
-  std::vector<uint64_t> seen;
-  for (const KernelSource& s : sources) {
-    uint64_t h = fnv1a(s.code + "\n//" + s.options);
-    if (find(ctx, dev, s, h) || std::find(seen.begin(), seen.end(), h) != seen.end()) continue;
-    seen.push_back(h);
-    auto g = std::find_if(groups.begin(), groups.end(), [&](const auto& x) { return x.first == s.options; });
-    if (g == groups.end()) groups.push_back({s.options, {&s}});
-    else g->second.push_back(&s);
+std::shared_ptr<ProgramCache::Flight> ProgramCache::flight(const cl::Context& ctx, const cl::Device& dev,
+                                                           const KernelSource& src, uint64_t h) {
+  for (const auto& f : flights_)
+    if (f->hash == h && f->context == ctx() && f->device == dev() && same_kernel(f->code, f->options, f->entry, src)) return f;
+  return nullptr;
+}
+
+std::vector<std::shared_ptr<ProgramCache::Entry>> ProgramCache::make(const cl::Context& ctx, const cl::Device& dev,
+                                                                     const std::vector<const KernelSource*>& sources,
+                                                                     CacheStats* counts) {
+  std::vector<std::shared_ptr<Entry>> made;
+  std::vector<bool> have(sources.size(), false);
+  const std::string common = embedded_kernel("common.cl");
+  auto add = [&](size_t i, const cl::Program& program) {
+    const KernelSource& s = *sources[i];
+    auto e = std::make_shared<Entry>();
+    e->context = ctx;
+    e->device = dev();
+    e->hash = fnv1a(s.code + "\n//" + s.options);
+    e->code = s.code;
+    e->options = s.options;
+    e->entry = s.entry;
+    e->program = program;
+    try {
+      e->kernel = cl::Kernel(program, s.entry.c_str());
+    } catch (...) {
+      rethrow_cl("creating kernel " + s.entry);
+    }
+    made.push_back(e);
+    have[i] = true;
+    ++counts->kernels_built;
+  };
+  DiskCache& disk = DiskCache::instance();
+  const std::string dkey = disk.directory().empty() ? "" : device_cache_key(dev);
+  // Stored binaries first: one load brings every kernel its program holds (a model's batch comes back whole).
+  for (size_t i = 0; i < sources.size() && !dkey.empty(); ++i) {
+    if (have[i]) continue;
+    const KernelSource& s = *sources[i];
+    DiskCache::Program stored;
+    if (!disk.load(dkey, s.options, common, s.entry, s.code, &stored)) continue;
+    cl::Program program;
+    try {
+      program = cl::Program(ctx, std::vector<cl::Device>{dev}, cl::Program::Binaries{stored.binary});
+      program.build(std::vector<cl::Device>{dev}, s.options.c_str());
+    } catch (const std::exception& e) {
+      disk.count_driver_rejection(e.what());
+      continue;
+    }
+    ++counts->programs_loaded;
+    for (size_t j = i; j < sources.size(); ++j) {
+      if (have[j] || sources[j]->options != s.options) continue;
+      for (const auto& k : stored.kernels)
+        if (k.first == sources[j]->entry && k.second == sources[j]->code) {
+          add(j, program);
+          break;
+        }
+    }
+  }
+  // The rest from source: one program per set of build options, stored for the next process.
+  std::vector<std::pair<std::string, std::vector<size_t>>> groups;
+  for (size_t i = 0; i < sources.size(); ++i) {
+    if (have[i]) continue;
+    auto g = std::find_if(groups.begin(), groups.end(), [&](const auto& x) { return x.first == sources[i]->options; });
+    if (g == groups.end()) groups.push_back({sources[i]->options, {i}});
+    else g->second.push_back(i);
   }
   for (const auto& [options, members] : groups) {
-    std::string text = embedded_kernel("common.cl");
-    for (const KernelSource* s : members) text += "\n" + s->code;
+    std::string text = common;
+    DiskCache::Program stored;
+    for (size_t i : members) {
+      text += "\n" + sources[i]->code;
+      stored.kernels.emplace_back(sources[i]->entry, sources[i]->code);
+    }
     cl::Program program;
     try {
       program = cl::Program(ctx, text);
@@ -240,29 +321,83 @@ void ProgramCache::build(const cl::Context& ctx, const cl::Device& dev, const st
       std::string log;
       for (const auto& pair : e.getBuildLog()) log += pair.second;
       throw Error(std::string("clBuildProgram failed: ") + cl_error_name(e.err()) + " (" + std::to_string(e.err()) +
-                  ") for " + std::to_string(members.size()) + " kernel(s) starting with " + members.front()->entry +
+                  ") for " + std::to_string(members.size()) + " kernel(s) starting with " + sources[members.front()]->entry +
                   "; build log:\n" + log);
     } catch (...) {
-      rethrow_cl("building " + members.front()->entry);
+      rethrow_cl("building " + sources[members.front()]->entry);
     }
-    ++stats_.programs_built;
-    for (const KernelSource* s : members) {
-      auto e = std::make_shared<Entry>();
-      e->context = ctx;
-      e->device = dev();
-      e->hash = fnv1a(s->code + "\n//" + s->options);
-      e->code = s->code;
-      e->options = s->options;
-      e->entry = s->entry;
-      e->program = program;
+    ++counts->programs_built;
+    for (size_t i : members) add(i, program);
+    if (!dkey.empty()) {
       try {
-        e->kernel = cl::Kernel(program, s->entry.c_str());
-      } catch (...) {
-        rethrow_cl("creating kernel " + s->entry);
+        std::vector<std::vector<unsigned char>> binaries = program.getInfo<CL_PROGRAM_BINARIES>();
+        if (binaries.size() == 1 && !binaries[0].empty()) {
+          stored.binary = std::move(binaries[0]);
+          disk.store(dkey, options, common, stored);
+        }
+      } catch (const std::exception&) {
+        // A driver that cannot hand out binaries just gets no persistent cache.
       }
-      entries_.emplace(e->hash, e);
-      ++stats_.kernels_built;
     }
+  }
+  return made;
+}
+
+void ProgramCache::build(const cl::Context& ctx, const cl::Device& dev, const std::vector<KernelSource>& sources) {
+  // Claim what nobody has or builds; wait for what another thread builds. No lock while compiling.
+  std::vector<const KernelSource*> mine;
+  std::vector<std::shared_ptr<Flight>> claimed, theirs;
+  {
+    std::lock_guard<std::mutex> guard(mutex_);
+    for (const KernelSource& s : sources) {
+      const uint64_t h = fnv1a(s.code + "\n//" + s.options);
+      if (find(ctx, dev, s, h)) continue;
+      if (auto f = flight(ctx, dev, s, h)) {
+        if (std::find(theirs.begin(), theirs.end(), f) == theirs.end() &&
+            std::find(claimed.begin(), claimed.end(), f) == claimed.end())
+          theirs.push_back(f);
+        continue;
+      }
+      auto f = std::make_shared<Flight>();
+      f->context = ctx();
+      f->device = dev();
+      f->hash = h;
+      f->code = s.code;
+      f->options = s.options;
+      f->entry = s.entry;
+      flights_.push_back(f);
+      claimed.push_back(f);
+      mine.push_back(&s);
+    }
+  }
+  std::string error;
+  std::vector<std::shared_ptr<Entry>> made;
+  CacheStats counts;
+  if (!mine.empty()) {
+    try {
+      made = make(ctx, dev, mine, &counts);
+    } catch (const std::exception& e) {
+      error = e.what();
+    }
+  }
+  {
+    std::lock_guard<std::mutex> guard(mutex_);
+    for (const auto& e : made) entries_.emplace(e->hash, e);
+    stats_.programs_built += counts.programs_built;
+    stats_.programs_loaded += counts.programs_loaded;
+    stats_.kernels_built += counts.kernels_built;
+    for (const auto& f : claimed) {
+      f->done = true;
+      f->error = error;
+      flights_.erase(std::find(flights_.begin(), flights_.end(), f));
+    }
+  }
+  if (!claimed.empty()) built_.notify_all();
+  if (!error.empty()) throw Error(error);
+  std::unique_lock<std::mutex> lock(mutex_);
+  for (const auto& f : theirs) {
+    built_.wait(lock, [&] { return f->done; });
+    if (!f->error.empty()) throw Error(f->error);
   }
 }
 

@@ -6,7 +6,8 @@
 set -euo pipefail
 
 pkgs=(cmake g++ make ocl-icd-opencl-dev opencl-headers opencl-clhpp-headers pocl-opencl-icd clinfo oclgrind
-      googletest libgtest-dev libbenchmark-dev clang libclang-rt-14-dev libpng-dev librsvg2-bin)
+      googletest libgtest-dev libbenchmark-dev clang libclang-rt-14-dev libpng-dev librsvg2-bin
+      libxxhash-dev)
 for arg in "$@"; do
   case "$arg" in
     --perf) pkgs+=(libdnnl-dev) ;;

@@ -102,6 +102,14 @@ TEST(Cli, EveryMalformedArgumentIsNamedOnOneLineAndWritesNothing) {
       {{"explain", "bfyx", "--shape", "1,2,3,4", "--svg", sub}, "--svg '" + sub + "' is a directory"},
       {{"explain", "bfyx", "--shape", "1,2,3,4", "--svg", dir + "/missing/p.svg"}, "cannot write --svg file '" + dir + "/missing/p.svg'"},
       {{"explain", "bfyx", "--shape", "1,2,3,4", "--svg", "/dev/full"}, "cannot write --svg file '/dev/full'"},
+      {{"cache"}, "cache takes 'info' or 'clear'"},
+      {{"cache", "purge"}, "cache takes 'info' or 'clear'"},
+      {{"cache", "info", "extra"}, "unexpected argument 'extra'"},
+      {{"cache", "clear", "--json"}, "--json goes with cache info"},
+      {{"precompile"}, "precompile takes one FILE"},
+      {{"precompile", dir + "/missing"}, "cannot read precompile file '" + dir + "/missing'"},
+      {{"precompile", small}, small + ":1: unexpected argument 'abc'"},
+      {{"precompile", sub}, "precompile file '" + sub + "' lists no reorder"},
       {{"frobnicate"}, "unknown command 'frobnicate'"},
       {{"devices", "--json"}, "unknown option '--json'"},
       {{"run", "--from", "bfyx", "--to", "byxf", "--shape", "2,3,4"}, "shape 2,3,4 has 3 dims but format bfyx has rank 4"},
@@ -200,4 +208,23 @@ TEST(Cli, WellFormedInvocationsSucceed) {
   r = run({"explain", "bfyx", "--shape", "1,2,3,4", "--limit", "3"});
   EXPECT_EQ(r.status, 0) << r.err;
   EXPECT_NE(r.out.find("... 21 more"), std::string::npos) << r.out;
+  // The kernel cache: precompile a model's reorders into an empty directory, then a run loads its kernel.
+  const std::string cache = dir + "/kernel-cache", model = dir + "/model.txt", env = "CLREORDER_CACHE_DIR=" + cache;
+  std::ofstream(model) << "# two reorders of a model\n--from oiyx --to os_is_yx_isv16_osv16 --shape 20,18,3,3\n\n"
+                          "--from bfyx --to b_fs_yx_fsv16 --shape 1,19,5,5 --dtype f16 --impl generic  # forced\n";
+  r = run({"precompile", model}, env);
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("precompiled 2 reorders"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("kept in " + cache), std::string::npos) << r.out;
+  r = run({"cache", "info", "--json"}, env);
+  EXPECT_NE(r.out.find("\"programs\": 2, \"indexes\": 2"), std::string::npos) << r.out;
+  r = run({"run", "--from", "oiyx", "--to", "os_is_yx_isv16_osv16", "--shape", "20,18,3,3", "--check"}, env);
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("cache: loaded from the kernel cache " + cache), std::string::npos) << r.out;
+  r = run({"cache", "clear"}, env);
+  EXPECT_NE(r.out.find("removed 4 files from " + cache), std::string::npos) << r.out;
+  r = run({"run", "--from", "oiyx", "--to", "os_is_yx_isv16_osv16", "--shape", "20,18,3,3"}, env);
+  EXPECT_NE(r.out.find("cache: compiled, stored in " + cache), std::string::npos) << r.out;
+  r = run({"cache", "info"}, "CLREORDER_CACHE_DIR=off");
+  EXPECT_NE(r.out.find("kernel cache: off"), std::string::npos) << r.out;
 }

@@ -10,11 +10,14 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <fstream>
+#include <sstream>
 #include <map>
 #include <memory>
 #include <set>
 
 #include "clreorder/bench.hpp"
+#include "clreorder/cache.hpp"
 #include "clreorder/error.hpp"
 #include "clreorder/format.hpp"
 #include "clreorder/picture.hpp"
@@ -44,6 +47,11 @@ commands:
                                clEnqueueCopyBuffer of the destination's bytes in the same run
   source --from FMT --to FMT --shape ... [same layout options] [--impl NAME]
                                print the generated OpenCL C
+  precompile FILE [--device SPEC]
+                               compile every reorder FILE lists (one per line: the layout options of run, and
+                               --impl) ahead of use, into the kernel cache
+  cache info [--json] | cache clear
+                               the persistent kernel cache: its directory, files and size; or remove its files
   demo                         bfyx -> b_fs_yx_fsv16 on a small odd shape, checked, with a short explain
   help                         this text
 
@@ -58,6 +66,8 @@ o,i,[z],y,x; grouped weights g,o,i,[z],y,x. Data types: f32 f16 bf16 f64 i8 u8 i
 f64 on devices with double support).
 Without --input the source holds each element's logical linear index (wrapped to the type) and zero
 padding. --check compares every destination byte, padding included, with the host reference.
+Kernel cache: compiled kernels persist in CLREORDER_CACHE_DIR, else $XDG_CACHE_HOME/clreorder, else
+~/.cache/clreorder; CLREORDER_CACHE_DIR=off disables it.
 Environment: CLREORDER_DEVICE (index or name substring), CLREORDER_FORCE_IMPL (implementation name),
 CLREORDER_TUNING (cpu or gpu tiles, whatever the device), CLREORDER_INDEX_BITS (64 forces 64-bit indices).
 )";
@@ -191,6 +201,18 @@ int cmd_formats(const Args& a) {
   }
   if (json) std::printf("\n]\n");
   return 0;
+}
+
+// What the first reorder of a process found: its kernel in the persistent cache, or compiled (and stored).
+std::string cache_outcome(const CacheStats& before, const DiskCacheStats& disk_before) {
+  const CacheStats now = ProgramCache::instance().stats();
+  const DiskCacheStats disk = DiskCache::instance().stats();
+  const std::string dir = DiskCache::instance().directory();
+  if (now.programs_loaded > before.programs_loaded) return "loaded from the kernel cache " + dir;
+  if (now.programs_built == before.programs_built) return "kernel already in memory";
+  if (dir.empty()) return "compiled (kernel cache off)";
+  std::string s = disk.rejected > disk_before.rejected ? "compiled (a stored file was unusable), " : "compiled, ";
+  return s + (disk.stored > disk_before.stored ? "stored in " + dir : "not stored (see the warning)");
 }
 
 // One side's layout from its options (`pre` "src-", "dst-" or "" for explain): format, type, shape, paddings,
@@ -374,7 +396,10 @@ int run_reorder(const Engine& engine, const Pair& pr, const std::string& input, 
   ReorderOptions opt;
   opt.force_impl = impl;
   ReorderResult res;
+  const CacheStats mem_before = ProgramCache::instance().stats();
+  const DiskCacheStats disk_before = DiskCache::instance().stats();
   std::vector<uint8_t> out = reorder(engine, src, pr.src, pr.dst, opt, &res);
+  std::printf("cache: %s\n", cache_outcome(mem_before, disk_before).c_str());
   // A second run: the first paid for the kernel's first launch; this one shows the steady state. Its
   // destination starts as a sentinel, so that --check sees an element the kernel failed to write, and a
   // byte it wrote that the layout does not own (a gap).
@@ -435,6 +460,85 @@ int cmd_bench(const Args& a, const CliOptions& o) {
   std::printf("ratio:   %.3f of copy bandwidth\n", r.ratio);
   std::printf("host:    %.2f us per cached reorder() call, %.2f us per bare clEnqueueNDRangeKernel (overhead %.2f us)\n",
               r.enqueue_us, r.bare_enqueue_us, r.enqueue_us - r.bare_enqueue_us);
+  return 0;
+}
+
+// `cache info [--json]`, `cache clear`: the persistent kernel cache's directory and files.
+int cmd_cache(const Args& a) {
+  if (a.positional().size() != 1 || (a.positional()[0] != "info" && a.positional()[0] != "clear"))
+    throw Error("cache takes 'info' or 'clear', e.g. clreorder cache info");
+  DiskCache& cache = DiskCache::instance();
+  if (a.positional()[0] == "clear") {
+    if (a.has("json")) throw Error("--json goes with cache info");
+    const std::string dir = cache.directory();
+    if (dir.empty()) {
+      std::printf("the kernel cache is off (CLREORDER_CACHE_DIR=off): nothing to clear\n");
+      return 0;
+    }
+    const uint64_t n = cache.clear();
+    std::printf("removed %llu files from %s\n", static_cast<unsigned long long>(n), dir.c_str());
+    return 0;
+  }
+  const DiskCacheInfo info = cache.info();
+  if (a.has("json")) {
+    std::printf("{\"directory\": \"%s\", \"source\": \"%s\", \"enabled\": %s, \"programs\": %llu, \"indexes\": %llu, "
+                "\"bytes\": %llu}\n",
+                json_escape(info.directory).c_str(), info.source.c_str(), info.directory.empty() ? "false" : "true",
+                static_cast<unsigned long long>(info.programs), static_cast<unsigned long long>(info.indexes),
+                static_cast<unsigned long long>(info.bytes));
+    return 0;
+  }
+  if (info.directory.empty()) {
+    std::printf("kernel cache: off (CLREORDER_CACHE_DIR=off)\n");
+    return 0;
+  }
+  std::printf("kernel cache: %s (from %s)\n", info.directory.c_str(), info.source.c_str());
+  std::printf("%llu programs, %llu kernel indexes, %.1f KiB\n", static_cast<unsigned long long>(info.programs),
+              static_cast<unsigned long long>(info.indexes), static_cast<double>(info.bytes) / 1024.0);
+  return 0;
+}
+
+// `precompile FILE`: every reorder listed (one per line, the layout options of `run`; '#' starts a comment)
+// compiled ahead of use, one program per implementation forced, into the persistent cache.
+int cmd_precompile(const Args& a, const CliOptions& o, const std::set<std::string>& layout_opts) {
+  if (a.positional().size() != 1) throw Error("precompile takes one FILE of reorders, one per line (the options of run)");
+  const std::string path = a.positional()[0];
+  std::ifstream in(path);
+  if (!in) throw Error("cannot read precompile file '" + path + "': " + std::strerror(errno));
+  std::map<std::string, std::vector<std::pair<Layout, Layout>>> by_impl;
+  size_t count = 0, line_no = 0;
+  for (std::string line; std::getline(in, line);) {
+    ++line_no;
+    const size_t hash = line.find('#');
+    if (hash != std::string::npos) line.resize(hash);
+    std::istringstream words(line);
+    std::vector<std::string> tokens = {"clreorder", "run"};
+    for (std::string w; words >> w;) tokens.push_back(w);
+    if (tokens.size() == 2) continue;
+    std::vector<const char*> argv;
+    for (const std::string& t : tokens) argv.push_back(t.c_str());
+    try {
+      std::set<std::string> opts = layout_opts;
+      opts.erase("device");
+      const Args line_args(static_cast<int>(argv.size()), argv.data(), 2, opts, {});
+      Pair pr = pair_from(line_args);
+      by_impl[line_args.get("impl")].emplace_back(pr.src, pr.dst);
+      ++count;
+    } catch (const std::exception& e) {
+      throw Error(path + ":" + std::to_string(line_no) + ": " + e.what());
+    }
+  }
+  if (count == 0) throw Error("precompile file '" + path + "' lists no reorder");
+  if (o.dry_run) return 0;
+  Engine engine = Engine::open(a.get("device"));
+  const CacheStats before = ProgramCache::instance().stats();
+  for (const auto& [impl, pairs] : by_impl) prepare(engine, pairs, impl);
+  const CacheStats after = ProgramCache::instance().stats();
+  const std::string dir = DiskCache::instance().directory();
+  std::printf("precompiled %zu reorders from %s on %s: %llu programs compiled, %llu loaded, %s\n", count, path.c_str(),
+              engine.info().name.c_str(), static_cast<unsigned long long>(after.programs_built - before.programs_built),
+              static_cast<unsigned long long>(after.programs_loaded - before.programs_loaded),
+              dir.empty() ? "kernel cache off (nothing kept for the next process)" : ("kept in " + dir).c_str());
   return 0;
 }
 
@@ -513,6 +617,8 @@ int dispatch(int argc, const char* const* argv, const CliOptions& o) {
     Args(argc, argv, 2, {}, {});
     return cmd_demo(o);
   }
+  if (cmd == "cache") return cmd_cache(Args(argc, argv, 2, {}, {"json"}, 1));
+  if (cmd == "precompile") return cmd_precompile(Args(argc, argv, 2, {"device"}, {}, 1), o, layout_opts);
   throw Error("unknown command '" + cmd + "' (clreorder help lists them)");
 }
 

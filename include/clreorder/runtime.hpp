@@ -1,6 +1,7 @@
 // clreorder: OpenCL devices, the engine (context + device + queue) and the program cache.
 #pragma once
 
+#include <condition_variable>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -82,7 +83,8 @@ struct KernelSource {
 
 /// Counters of the program cache, for tests and logs.
 struct CacheStats {
-  uint64_t programs_built = 0;  ///< clBuildProgram calls
+  uint64_t programs_built = 0;  ///< programs compiled from source
+  uint64_t programs_loaded = 0; ///< programs built from a binary of the persistent cache (cache.hpp)
   uint64_t kernels_built = 0;   ///< kernels compiled (one program may hold many)
   uint64_t hits = 0;            ///< kernel lookups by source answered without compiling
   uint64_t dispatch_hits = 0;   ///< reorders whose kernel was found by problem key (no source generated)
@@ -102,9 +104,11 @@ struct LockedKernel {
   explicit LockedKernel(const KernelHandle& h) : kernel(h.kernel), lock(*h.mutex) {}
 };
 
-/// Process-wide in-memory cache of compiled kernels, keyed by (context, device, source hash, options).
-/// Thread-safe. Entries keep their context alive, so a freed context's handle can never be confused
-/// with a new one.
+/// Process-wide in-memory cache of compiled kernels, keyed by (context, device, source hash, options), in
+/// front of the persistent cache (DiskCache). Thread-safe; no lock is held while a program compiles, so a
+/// cached lookup on one thread never waits for another thread's build, and a kernel that several threads ask
+/// for at once is built once (the others wait for that build only). Entries keep their context alive, so a
+/// freed context's handle can never be confused with a new one.
 class ProgramCache {
  public:
   /// The process-wide cache.
@@ -127,11 +131,18 @@ class ProgramCache {
 
  private:
   struct Entry;
+  struct Flight;  // a kernel being built, which other threads wait for
   ProgramCache() = default;
   mutable std::mutex mutex_;
+  std::condition_variable built_;  // a flight ended
   std::unordered_multimap<uint64_t, std::shared_ptr<Entry>> entries_;  // by hash of code + options
+  std::vector<std::shared_ptr<Flight>> flights_;
   CacheStats stats_;
   std::shared_ptr<Entry> find(const cl::Context& ctx, const cl::Device& dev, const KernelSource& src, uint64_t h);
+  std::shared_ptr<Flight> flight(const cl::Context& ctx, const cl::Device& dev, const KernelSource& src, uint64_t h);
+  // Loads from the persistent cache or compiles `sources` (none cached, none in flight); no lock held.
+  std::vector<std::shared_ptr<Entry>> make(const cl::Context& ctx, const cl::Device& dev,
+                                           const std::vector<const KernelSource*>& sources, CacheStats* counts);
 };
 
 /// 64-bit FNV-1a hash, used for cache keys and kernel entry names.

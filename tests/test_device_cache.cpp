@@ -1,0 +1,285 @@
+// The persistent kernel cache and the program cache's locking, on the default device: binaries stored and
+// loaded (a process restart is a release of the in-memory caches), damaged and foreign files rebuilt with a
+// warning, an unwritable directory degrading with one warning, several processes filling one directory at
+// once, one build per kernel however many threads ask, and cached reorders that never wait for a build.
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <dirent.h>
+#include <fstream>
+#include <mutex>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "clreorder/cache.hpp"
+#include "clreorder/reorder.hpp"
+#include "device_cases.hpp"
+#include "test_support.hpp"
+
+using namespace clreorder;
+using namespace clreorder_test;
+
+namespace {
+
+// A fresh cache directory for one test, with warnings collected; the environment's choice comes back after.
+class TempCache {
+ public:
+  TempCache() {
+    char tmpl[] = "/tmp/clreorder-cache-test.XXXXXX";
+    const char* d = mkdtemp(tmpl);
+    dir = d ? d : "/tmp/clreorder-cache-test";
+    DiskCache::instance().set_directory(dir);
+    DiskCache::instance().reset_stats();
+    DiskCache::instance().set_warning_handler([this](const std::string& w) {
+      std::lock_guard<std::mutex> guard(mutex);
+      warnings.push_back(w);
+    });
+    release_cached_kernels();
+  }
+  ~TempCache() {
+    DiskCache::instance().set_warning_handler(nullptr);
+    DiskCache::instance().use_environment();
+    release_cached_kernels();
+    std::system(("rm -rf '" + dir + "'").c_str());
+  }
+  std::vector<std::string> files(const char* ext) const {
+    std::vector<std::string> out;
+    if (DIR* d = opendir(dir.c_str())) {
+      while (const dirent* e = readdir(d)) {
+        const std::string n = e->d_name;
+        if (n.size() > 5 && n.compare(n.size() - 5, 5, ext) == 0) out.push_back(dir + "/" + n);
+      }
+      closedir(d);
+    }
+    std::sort(out.begin(), out.end());
+    return out;
+  }
+  std::string dir;
+  std::mutex mutex;
+  std::vector<std::string> warnings;
+};
+
+std::string slurp(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  std::stringstream s;
+  s << f.rdbuf();
+  return s.str();
+}
+
+void spill(const std::string& path, const std::string& bytes) { std::ofstream(path, std::ios::binary) << bytes; }
+
+Case pair_case(int64_t f, DataType t = DataType::f32) {
+  return make_case(Format::parse("bfyx"), Format::parse("b_fs_yx_fsv16"), {2, f, 3, 5}, t, t);
+}
+
+std::string run_once(const Engine& e, const Case& c) {
+  return run_case(e, c, visible_sources(c.src, c.dst.data_type(), 1).front());
+}
+
+}  // namespace
+
+TEST(DiskCache, AStoredKernelIsLoadedInsteadOfCompiled) {
+  REQUIRE_DEVICE(e);
+  TempCache tc;
+  const Case c = pair_case(19);
+  EXPECT_EQ(run_once(*e, c), "");
+  DiskCacheStats s = DiskCache::instance().stats();
+  EXPECT_EQ(s.misses, 1u);
+  EXPECT_EQ(s.stored, 1u);
+  EXPECT_EQ(tc.files(".clrp").size(), 1u);
+  EXPECT_EQ(tc.files(".clri").size(), 1u);
+  // A new process: nothing in memory, the binary on disk.
+  release_cached_kernels();
+  const CacheStats before = ProgramCache::instance().stats();
+  EXPECT_EQ(run_once(*e, c), "");
+  const CacheStats after = ProgramCache::instance().stats();
+  EXPECT_EQ(after.programs_built, before.programs_built);
+  EXPECT_EQ(after.programs_loaded, before.programs_loaded + 1);
+  EXPECT_EQ(DiskCache::instance().stats().hits, 1u);
+  const DiskCacheInfo info = DiskCache::instance().info();
+  EXPECT_EQ(info.directory, tc.dir);
+  EXPECT_EQ(info.source, "api");
+  EXPECT_EQ(info.programs, 1u);
+  EXPECT_EQ(info.indexes, 1u);
+  EXPECT_GT(info.bytes, 0u);
+  EXPECT_TRUE(tc.warnings.empty());
+  EXPECT_EQ(DiskCache::instance().clear(), 2u);
+  EXPECT_EQ(DiskCache::instance().info().bytes, 0u);
+}
+
+TEST(DiskCache, ABatchIsOneProgramAndComesBackWhole) {
+  REQUIRE_DEVICE(e);
+  TempCache tc;
+  std::vector<std::pair<Layout, Layout>> pairs;
+  for (int64_t f = 1; f <= 6; ++f) pairs.emplace_back(pair_case(f).src, pair_case(f).dst);
+  prepare(*e, pairs);
+  EXPECT_EQ(tc.files(".clrp").size(), 1u);
+  EXPECT_EQ(tc.files(".clri").size(), 6u);
+  release_cached_kernels();
+  const CacheStats before = ProgramCache::instance().stats();
+  prepare(*e, pairs);  // one program file brings all six
+  const CacheStats after = ProgramCache::instance().stats();
+  EXPECT_EQ(after.programs_loaded, before.programs_loaded + 1);
+  EXPECT_EQ(after.kernels_built, before.kernels_built + 6);
+  EXPECT_EQ(after.programs_built, before.programs_built);
+  for (int64_t f = 1; f <= 6; ++f) EXPECT_EQ(run_once(*e, pair_case(f)), "");
+}
+
+TEST(DiskCache, DamagedOrForeignFilesAreRebuiltWithAWarning) {
+  REQUIRE_DEVICE(e);
+  TempCache tc;
+  const Case a = pair_case(5), b = pair_case(7);
+  EXPECT_EQ(run_once(*e, a), "");
+  EXPECT_EQ(run_once(*e, b), "");
+  const std::vector<std::string> idx = tc.files(".clri"), prog = tc.files(".clrp");
+  ASSERT_EQ(idx.size(), 2u);
+  ASSERT_EQ(prog.size(), 2u);
+  const std::string good_idx = slurp(idx[0]), good_prog = slurp(prog[0]), other_idx = slurp(idx[1]);
+  struct Damage {
+    const char* what;
+    std::string path, bytes;
+  };
+  std::string flipped = good_prog;
+  flipped[flipped.size() / 2] = static_cast<char>(flipped[flipped.size() / 2] ^ 0x40);
+  const std::vector<Damage> damages = {
+      {"truncated index", idx[0], good_idx.substr(0, good_idx.size() / 2)},
+      {"empty index", idx[0], ""},
+      {"another kernel's index under this name", idx[0], other_idx},
+      {"truncated program", prog[0], good_prog.substr(0, good_prog.size() - 9)},
+      {"a flipped byte in the program", prog[0], flipped},
+      {"garbage program", prog[0], std::string(4096, 'x')},
+  };
+  for (const Damage& d : damages) {
+    SCOPED_TRACE(d.what);
+    spill(d.path, d.bytes);
+    release_cached_kernels();
+    tc.warnings.clear();
+    const DiskCacheStats before = DiskCache::instance().stats();
+    EXPECT_EQ(run_once(*e, a), "");
+    EXPECT_EQ(run_once(*e, b), "");
+    const DiskCacheStats after = DiskCache::instance().stats();
+    // One of the two kernels met the damage (which one depends on the names' order); it was rebuilt.
+    EXPECT_EQ(after.rejected, before.rejected + 1);
+    EXPECT_EQ(after.hits + after.misses, before.hits + before.misses + 2);
+    ASSERT_EQ(tc.warnings.size(), 1u);
+    EXPECT_NE(tc.warnings[0].find(d.path), std::string::npos) << tc.warnings[0];
+    EXPECT_NE(tc.warnings[0].find("rebuilding"), std::string::npos) << tc.warnings[0];
+    // Replaced: the next process finds both.
+    release_cached_kernels();
+    const DiskCacheStats again = DiskCache::instance().stats();
+    EXPECT_EQ(run_once(*e, a), "");
+    EXPECT_EQ(run_once(*e, b), "");
+    EXPECT_EQ(DiskCache::instance().stats().hits, again.hits + 2);
+    EXPECT_EQ(tc.files(".clri").size(), 2u);
+  }
+}
+
+TEST(DiskCache, AnUnwritableDirectoryWarnsOnceAndStillRuns) {
+  REQUIRE_DEVICE(e);
+  TempCache tc;
+  // A directory under a regular file cannot be created, even by root.
+  const std::string file = tc.dir + "/a_file";
+  spill(file, "x");
+  DiskCache::instance().set_directory(file + "/cache");
+  for (int64_t f = 9; f <= 11; ++f) EXPECT_EQ(run_once(*e, pair_case(f)), "");
+  EXPECT_EQ(DiskCache::instance().stats().write_failures, 1u);  // then it stops trying
+  ASSERT_EQ(tc.warnings.size(), 1u);
+  EXPECT_NE(tc.warnings[0].find(file + "/cache"), std::string::npos) << tc.warnings[0];
+  // Off: nothing looked up, nothing written.
+  DiskCache::instance().set_directory("off");
+  DiskCache::instance().reset_stats();
+  release_cached_kernels();
+  EXPECT_EQ(run_once(*e, pair_case(12)), "");
+  const DiskCacheStats s = DiskCache::instance().stats();
+  EXPECT_EQ(s.hits + s.misses + s.stored, 0u);
+  EXPECT_EQ(DiskCache::instance().info().directory, "");
+}
+
+// Several processes fill one directory at once: every one exact, the files whole afterwards.
+TEST(DiskCache, ProcessesShareOneDirectory) {
+  REQUIRE_DEVICE(e);
+  TempCache tc;
+  std::string cmd;
+  for (int i = 0; i < 4; ++i)
+    cmd += "CLREORDER_CACHE_DIR='" + tc.dir + "' '" + CLREORDER_CLI_PATH +
+           "' run --from bfyx --to b_fs_yx_fsv16 --shape 3,21,4,5 --dtype u16 --check >'" + tc.dir + "/out" +
+           std::to_string(i) + "' 2>&1 & ";
+  cmd += "wait";
+  ASSERT_EQ(std::system(cmd.c_str()), 0);
+  for (int i = 0; i < 4; ++i) {
+    const std::string out = slurp(tc.dir + "/out" + std::to_string(i));
+    EXPECT_NE(out.find("check: OK"), std::string::npos) << out;
+    EXPECT_EQ(out.find("warning"), std::string::npos) << out;
+  }
+  EXPECT_EQ(tc.files(".clri").size(), 1u);
+  // The surviving files load.
+  release_cached_kernels();
+  EXPECT_EQ(run_once(*e, make_case(Format::parse("bfyx"), Format::parse("b_fs_yx_fsv16"), {3, 21, 4, 5}, DataType::u16,
+                                   DataType::u16)),
+            "");
+  EXPECT_EQ(DiskCache::instance().stats().hits, 1u);
+  EXPECT_TRUE(tc.warnings.empty());
+}
+
+TEST(ProgramCacheThreads, EightThreadsAskingForOneKernelBuildItOnce) {
+  REQUIRE_DEVICE(e);
+  TempCache tc;
+  DiskCache::instance().set_directory("off");
+  const Case c = pair_case(23, DataType::i16);
+  const CacheStats before = ProgramCache::instance().stats();
+  std::vector<std::thread> threads;
+  std::vector<std::string> errors(8);
+  for (int t = 0; t < 8; ++t) threads.emplace_back([&, t] { errors[static_cast<size_t>(t)] = run_once(*e, c); });
+  for (std::thread& t : threads) t.join();
+  for (const std::string& err : errors) EXPECT_EQ(err, "");
+  EXPECT_EQ(ProgramCache::instance().stats().programs_built, before.programs_built + 1);
+  EXPECT_EQ(ProgramCache::instance().stats().kernels_built, before.kernels_built + 1);
+}
+
+// While one thread compiles a batch, cached reorders on another go on: none of them waits for that build.
+TEST(ProgramCacheThreads, CachedReordersNeverWaitForAnotherThreadsBuild) {
+  REQUIRE_DEVICE(e);
+  TempCache tc;
+  DiskCache::instance().set_directory("off");
+  const Case cached = pair_case(3);
+  const std::vector<uint8_t> src = visible_sources(cached.src, cached.dst.data_type(), 1).front();
+  cl::Buffer s(e->context(), CL_MEM_READ_WRITE, src.size()), d(e->context(), CL_MEM_READ_WRITE, cached.dst.bytes());
+  e->queue().enqueueWriteBuffer(s, CL_TRUE, 0, src.size(), src.data());
+  ReorderOptions no_wait;
+  no_wait.wait = false;
+  reorder(*e, s, 0, cached.src, d, 0, cached.dst, no_wait);  // compiled now, cached from here on
+  e->queue().finish();
+  std::vector<std::pair<Layout, Layout>> batch;
+  for (int64_t f = 30; f < 36; ++f) batch.emplace_back(pair_case(f, DataType::u8).src, pair_case(f, DataType::u8).dst);
+  std::atomic<bool> building{true};
+  double build_ms = 0;
+  std::thread builder([&] {
+    const auto t0 = std::chrono::steady_clock::now();
+    prepare(*e, batch);
+    build_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    building = false;
+  });
+  double slowest_ms = 0;
+  int calls = 0;
+  while (building) {
+    const auto t0 = std::chrono::steady_clock::now();
+    reorder(*e, s, 0, cached.src, d, 0, cached.dst, no_wait);  // enqueue only: the host-side cost of a cached call
+    slowest_ms = std::max(slowest_ms, std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+    ++calls;
+    if (calls % 64 == 0) e->queue().finish();
+  }
+  builder.join();
+  e->queue().finish();
+  std::printf("build of %zu kernels: %.1f ms; %d cached reorders meanwhile, slowest %.3f ms\n", batch.size(), build_ms,
+              calls, slowest_ms);
+  ASSERT_GT(calls, 0);
+  // A call that waited for the build would take about the build's time; these take a scheduler's slice at most.
+  EXPECT_LT(slowest_ms, build_ms / 4);
+}
