@@ -23,5 +23,6 @@ std::unique_ptr<ReorderImpl> make_lanes_impl();
 std::unique_ptr<ReorderImpl> make_staged_impl();
 std::unique_ptr<ReorderImpl> make_tiled_impl();
 std::unique_ptr<ReorderImpl> make_generic_impl();
+std::unique_ptr<ReorderImpl> make_agnostic_impl();
 
 }  // namespace clreorder

@@ -93,11 +93,13 @@ void finish_kernel(KernelData& kd, const Jit& jit, const char* template_file, si
 std::unique_ptr<ReorderImpl> make_generic_impl() { return std::make_unique<GenericReorder>(); }
 
 KernelSelector::KernelSelector() {
-  // Specialised implementations go first; the generic one is last and accepts everything.
+  // Specialised implementations go first; the generic one is last and accepts everything. The shape-agnostic
+  // kernel is kept beside the list: it is never chosen for speed, only asked for by name.
   impls_.push_back(make_lanes_impl());
   impls_.push_back(make_staged_impl());
   impls_.push_back(make_tiled_impl());
   impls_.push_back(make_generic_impl());
+  agnostic_ = make_agnostic_impl();
 }
 
 const KernelSelector& KernelSelector::instance() {
@@ -132,18 +134,19 @@ KernelData KernelSelector::select(const ReorderParams& p, const std::string& for
 const ReorderImpl* KernelSelector::find(const std::string& name) const {
   for (const auto& impl : impls_)
     if (name == impl->name()) return impl.get();
-  return nullptr;
+  return name == agnostic_->name() ? agnostic_.get() : nullptr;
 }
 
 std::string KernelSelector::names() const {
   std::string out;
   for (const auto& impl : impls_) out += std::string(out.empty() ? "" : ", ") + impl->name();
-  return out;
+  return out + ", " + agnostic_->name();
 }
 
 std::vector<std::pair<std::string, std::string>> KernelSelector::explain(const ReorderParams& p) const {
   std::vector<std::pair<std::string, std::string>> out;
   for (const auto& impl : impls_) out.emplace_back(impl->name(), impl->reject(p));
+  out.emplace_back(agnostic_->name(), agnostic_->reject(p));
   return out;
 }
 

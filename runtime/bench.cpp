@@ -87,9 +87,10 @@ BenchResult bench_reorder(const Engine& engine, const Layout& src, const Layout&
     std::vector<double> ours, bare;
     KernelData kd = plan_reorder(engine.info(), src, dst, force);
     KernelHandle h = ProgramCache::instance().handle(ctx, engine.device(), kd.source);
+    const cl::Buffer plans = plans_buffer(ctx, kd);
     {
       LockedKernel k(h);
-      set_reorder_args(k.kernel, s, 0, d, 0);
+      set_reorder_args(k.kernel, s, 0, d, 0, plans);
     }
     for (int i = 0; i < n_enqueue; ++i) {
       double t0 = now_ms();

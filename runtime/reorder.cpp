@@ -65,6 +65,7 @@ struct Dispatch {
   std::string impl, entry;
   KernelHandle kernel;
   cl::NDRange global, local;
+  cl::Buffer plans;  // a shape-agnostic kernel's plans table, made once per problem and context
 };
 
 std::string env(const char* name) {
@@ -111,6 +112,7 @@ std::shared_ptr<Dispatch> dispatch_for(const cl::CommandQueue& queue, const cl::
   d->kernel = ProgramCache::instance().handle(ctx, dev, kd.source);
   d->global = kd.global_range();
   d->local = kd.local_range();
+  d->plans = plans_buffer(ctx, kd);
   std::lock_guard<std::mutex> guard(mutex);
   table.emplace(key, d);
   return d;
@@ -125,11 +127,18 @@ void check_fits_device(const DeviceInfo& device, const Layout& layout) {
 }
 
 void set_reorder_args(cl::Kernel& kernel, const cl::Buffer& src, uint64_t src_base, const cl::Buffer& dst,
-                      uint64_t dst_base) {
+                      uint64_t dst_base, const cl::Buffer& plans) {
   kernel.setArg(0, src);
   kernel.setArg(1, dst);
   kernel.setArg(2, static_cast<cl_ulong>(src_base));
   kernel.setArg(3, static_cast<cl_ulong>(dst_base));
+  if (plans()) kernel.setArg(4, plans);
+}
+
+cl::Buffer plans_buffer(const cl::Context& context, const KernelData& kd) {
+  if (kd.plan_args.empty()) return cl::Buffer();
+  std::vector<cl_long> table(kd.plan_args.begin(), kd.plan_args.end());
+  return cl::Buffer(context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, table.size() * sizeof(cl_long), table.data());
 }
 
 KernelData plan_reorder(const DeviceInfo& device, const Layout& src, const Layout& dst, const std::string& force) {
@@ -145,6 +154,11 @@ ReorderResult reorder(const cl::CommandQueue& queue, const cl::Buffer& src, size
     const cl::Context ctx = queue.getInfo<CL_QUEUE_CONTEXT>();
     check_disjoint(check_buffer(ctx, src, src_offset, src_layout, "source", false),
                    check_buffer(ctx, dst, dst_offset, dst_layout, "destination", true));
+    for (size_t i = 0; i < opt.wait_list.size(); ++i) {
+      if (!opt.wait_list[i]()) throw Error("wait_list[" + std::to_string(i) + "] is a null event");
+      if (opt.wait_list[i].getInfo<CL_EVENT_CONTEXT>()() != ctx())
+        throw Error("wait_list[" + std::to_string(i) + "] belongs to another OpenCL context than the command queue");
+    }
     std::shared_ptr<Dispatch> d = dispatch_for(queue, ctx, src_layout, dst_layout, opt.force_impl);
     ReorderResult res;
     res.impl = d->impl;
@@ -152,8 +166,9 @@ ReorderResult reorder(const cl::CommandQueue& queue, const cl::Buffer& src, size
     {
       LockedKernel k(d->kernel);
       set_reorder_args(k.kernel, src, src_offset / size_of(src_layout.data_type()), dst,
-                       dst_offset / size_of(dst_layout.data_type()));
-      queue.enqueueNDRangeKernel(k.kernel, cl::NullRange, d->global, d->local, nullptr, &res.event);
+                       dst_offset / size_of(dst_layout.data_type()), d->plans);
+      queue.enqueueNDRangeKernel(k.kernel, cl::NullRange, d->global, d->local,
+                                 opt.wait_list.empty() ? nullptr : &opt.wait_list, &res.event);
     }
     if (opt.wait) {
       res.event.wait();

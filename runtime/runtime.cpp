@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <chrono>
 #include <cstdlib>
 
 #include "clreorder/cache.hpp"
@@ -374,11 +375,13 @@ void ProgramCache::build(const cl::Context& ctx, const cl::Device& dev, const st
   std::vector<std::shared_ptr<Entry>> made;
   CacheStats counts;
   if (!mine.empty()) {
+    const auto t0 = std::chrono::steady_clock::now();
     try {
       made = make(ctx, dev, mine, &counts);
     } catch (const std::exception& e) {
       error = e.what();
     }
+    counts.compile_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   }
   {
     std::lock_guard<std::mutex> guard(mutex_);
@@ -386,6 +389,7 @@ void ProgramCache::build(const cl::Context& ctx, const cl::Device& dev, const st
     stats_.programs_built += counts.programs_built;
     stats_.programs_loaded += counts.programs_loaded;
     stats_.kernels_built += counts.kernels_built;
+    stats_.compile_ms += counts.compile_ms;
     for (const auto& f : claimed) {
       f->done = true;
       f->error = error;

@@ -182,10 +182,11 @@ inline std::string run_case_all(const Engine& e, const Case& c, bool random_bits
 /// device, the destination `dst_off` elements into its argument, on every source of sources_for(c, true).
 inline std::string run_planned(const Engine& e, const Case& c, const KernelData& kd, size_t dst_off = 0, size_t src_off = 0) {
   const size_t de = size_of(c.dst.data_type()), se = size_of(c.src.data_type());
+  const cl::Buffer plans = plans_buffer(e.context(), kd);
   for (const std::vector<uint8_t>& src : sources_for(c, true, 3)) {
     std::string err = check_launch(e, c, src, src_off * se, dst_off * de, [&](const cl::Buffer& s, const cl::Buffer& d) {
       LockedKernel k = ProgramCache::instance().kernel(e.context(), e.device(), kd.source);
-      set_reorder_args(k.kernel, s, src_off, d, dst_off);
+      set_reorder_args(k.kernel, s, src_off, d, dst_off, plans);
       e.queue().enqueueNDRangeKernel(k.kernel, cl::NullRange, kd.global_range(), kd.local_range());
     });
     if (!err.empty()) return kd.impl + ": " + err;

@@ -1,7 +1,8 @@
 // The persistent kernel cache and the program cache's locking, on the default device: binaries stored and
 // loaded (a process restart is a release of the in-memory caches), damaged and foreign files rebuilt with a
 // warning, an unwritable directory degrading with one warning, several processes filling one directory at
-// once, one build per kernel however many threads ask, and cached reorders that never wait for a build.
+// once, one build per kernel however many threads ask, cached reorders that never wait for a build, and
+// asynchronous reorders ordered by wait lists and events.
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -20,6 +21,7 @@
 
 #include "clreorder/cache.hpp"
 #include "clreorder/reorder.hpp"
+#include "clreorder/reference.hpp"
 #include "device_cases.hpp"
 #include "test_support.hpp"
 
@@ -282,4 +284,56 @@ TEST(ProgramCacheThreads, CachedReordersNeverWaitForAnotherThreadsBuild) {
   ASSERT_GT(calls, 0);
   // A call that waited for the build would take about the build's time; these take a scheduler's slice at most.
   EXPECT_LT(slowest_ms, build_ms / 4);
+}
+
+// reorder() enqueues after its wait list and returns at once; its event orders what follows, on an
+// out-of-order queue too. A user event holds the kernel back until the test releases it.
+TEST(AsyncReorder, WaitListsAndEventsOrderReordersOnAnOutOfOrderQueue) {
+  REQUIRE_DEVICE(e);
+  cl_command_queue_properties props = CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE;
+  if (!(e->device().getInfo<CL_DEVICE_QUEUE_PROPERTIES>() & props)) props = 0;  // in-order then: still exact
+  cl::CommandQueue q(e->context(), e->device(), props);
+  const Case there = make_case(Format::parse("bfyx"), Format::parse("b_fs_yx_fsv16"), {2, 19, 5, 7}, DataType::f32, DataType::f16);
+  const Case back = make_case(Format::parse("b_fs_yx_fsv16"), Format::parse("byxf"), {2, 19, 5, 7}, DataType::f16, DataType::f16);
+  const std::vector<uint8_t> src = visible_sources(there.src, DataType::f16, 1).front();
+  cl::Buffer a(e->context(), CL_MEM_READ_WRITE, src.size()), b(e->context(), CL_MEM_READ_WRITE, there.dst.bytes()),
+      c(e->context(), CL_MEM_READ_WRITE, back.dst.bytes());
+  cl::UserEvent gate(e->context());
+  cl::Event written;
+  q.enqueueWriteBuffer(a, CL_FALSE, 0, src.size(), src.data(), nullptr, &written);
+  ReorderOptions first;
+  first.wait_list = {written, gate};
+  const ReorderResult r1 = reorder(q, a, 0, there.src, b, 0, there.dst, first);  // returns with the gate closed
+  ReorderOptions second;
+  second.wait_list = {r1.event};
+  const ReorderResult r2 = reorder(q, b, 0, back.src, c, 0, back.dst, second);
+  q.flush();
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  EXPECT_NE(r1.event.getInfo<CL_EVENT_COMMAND_EXECUTION_STATUS>(), CL_COMPLETE) << "ran before its wait list";
+  EXPECT_NE(r2.event.getInfo<CL_EVENT_COMMAND_EXECUTION_STATUS>(), CL_COMPLETE) << "ran before the reorder it waits for";
+  gate.setStatus(CL_COMPLETE);
+  std::vector<uint8_t> got(static_cast<size_t>(back.dst.bytes()));
+  std::vector<cl::Event> after = {r2.event};
+  q.enqueueReadBuffer(c, CL_TRUE, 0, got.size(), got.data(), &after);
+  std::vector<uint8_t> mid(static_cast<size_t>(there.dst.bytes())), want(got.size());
+  reference_reorder(there.src, src.data(), there.dst, mid.data());
+  reference_reorder(back.src, mid.data(), back.dst, want.data());
+  EXPECT_EQ(compare_bytes(got, want), "");
+  EXPECT_EQ(r1.kernel_ms, -1);  // not waited for: no time read
+  // The blocking form.
+  ReorderOptions blocking;
+  blocking.wait = true;
+  const ReorderResult r3 = reorder(*e, a, 0, there.src, b, 0, there.dst, blocking);
+  EXPECT_EQ(r3.event.getInfo<CL_EVENT_COMMAND_EXECUTION_STATUS>(), CL_COMPLETE);
+  EXPECT_GE(r3.kernel_ms, 0);
+  // Bad wait lists are named, and nothing is enqueued.
+  ReorderOptions null_event;
+  null_event.wait_list = {written, cl::Event()};
+  EXPECT_NE(error_of([&] { reorder(q, a, 0, there.src, b, 0, there.dst, null_event); }).find("wait_list[1] is a null event"),
+            std::string::npos);
+  cl::Context other(e->device());
+  ReorderOptions foreign;
+  foreign.wait_list = {cl::UserEvent(other)};
+  EXPECT_NE(error_of([&] { reorder(q, a, 0, there.src, b, 0, there.dst, foreign); }).find("wait_list[0] belongs to another OpenCL context"),
+            std::string::npos);
 }

@@ -152,6 +152,34 @@ TEST(Sweep, EveryImplementationInBothTunings) {
               planned.size(), failures);
 }
 
+// The shape-agnostic kernel (plans passed at run time) on small cases of every family: blocked tails and
+// paddings, conversions, strided views with gaps and a broadcast, TPU local memory with 4N dummies, a reshape,
+// weights with swizzles and fused axes, grouped weights, 64-bit types. Small, since under Oclgrind each of
+// its work-items interprets the plan loops. The property test draws it too.
+TEST(Sweep, ShapeAgnosticKernelOnEveryFamily) {
+  REQUIRE_DEVICE(e);
+  using T = DataType;
+  auto V = [](const char* f, const Dims& d, const Dims& s, int64_t o, T t) { return Layout(F(f), t, d, {}, {}, s, o); };
+  const std::vector<Sweep> cases = {
+      {make_case(F("bfyx"), F("b_fs_yx_fsv16"), {2, 19, 3, 2}, T::f32, T::f16, {}, {}, {0, 1, 1, 0}, {0, 0, 1, 1}), 1, 2},
+      {make_case(F("b_fs_yx_fsv16"), F("bfyx"), {1, 19, 2, 3}, T::u8, T::f32, {0, 16, 0, 1}, {0, 0, 1, 0}), 0, 1},
+      {case_of(V("bfyx", {2, 5, 3, 4}, {100, 20, 6, 1}, 3, T::i16), V("byxf", {2, 5, 3, 4}, {90, 1, 28, 7}, 2, T::i16)), 0, 0},
+      {case_of(V("bfyx", {2, 17, 2, 2}, {4, 0, 2, 1}, 0, T::f32), Layout(F("b_fs_yx_fsv16"), T::f32, {2, 17, 2, 2})), 0, 0},
+      {case_of(Layout(F("bfyx"), T::i8, {6, 5, 2, 3}), Layout(F("tpu_aligned(npus=4,npu_bytes=512,addr=512,mode=4n)"), T::i8, {6, 5, 2, 3})), 0, 0},
+      {case_of(Layout(F("bfzyx"), T::f32, {2, 3, 2, 2, 2}), Layout(F("b_fs_yx_fsv16"), T::bf16, {2, 3, 4, 2})), 0, 0},
+      {make_case(F("oiyx"), F("os_is_yx_osv32_isv4_swizzled_by_2"), {33, 5, 1, 1}, T::i8, T::i8), 0, 0},
+      {make_case(F("oiyx"), F("i_yxs_os_yxsv2_osv16"), {17, 3, 3, 3}, T::f32, T::f32, {}, {}, {2, 0, 1, 0}), 0, 0},
+      {make_case(F("goiyx"), F("g_os_is_yx_isv16_osv16"), {2, 17, 3, 1, 1}, T::f16, T::f16), 0, 0},
+      {make_case(F("bfyx"), F("byxf"), {1, 3, 2, 2}, T::f64, T::u64), 0, 1},
+  };
+  std::vector<Planned> planned;
+  const DeviceInfo dev = tuned(*e, "gpu", 0);
+  for (const Sweep& s : cases) planned.push_back({&s, plan_reorder(dev, s.c.src, s.c.dst, "agnostic"), "agnostic"});
+  const int failures = run_all(*e, planned);
+  EXPECT_EQ(failures, 0) << "of " << planned.size() << " runs";
+  std::printf("sweep: %zu runs of the shape-agnostic kernel, %d failed\n", planned.size(), failures);
+}
+
 // Every case once more in 64-bit index arithmetic, on every implementation that accepts it.
 TEST(Sweep, SixtyFourBitIndicesOnEveryImplementation) {
   REQUIRE_DEVICE(e);

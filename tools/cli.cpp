@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -40,8 +41,9 @@ commands:
   run --from FMT --to FMT --shape D0,D1,... [--dtype T] [--to-dtype T]
       [--src-pad-lower ..] [--src-pad-upper ..] [--dst-pad-lower ..] [--dst-pad-upper ..]
       [--src-strides S0,S1,..] [--dst-strides ..] [--src-offset N] [--dst-offset N] [--to-shape D0,D1,..]
-      [--input FILE] [--output FILE] [--check] [--device SPEC] [--impl NAME]
-                               reorder on the device; prints the implementation, kernel time and GB/s
+      [--input FILE] [--output FILE] [--check] [--device SPEC] [--impl NAME] [--json]
+                               reorder on the device; prints the implementation, where its kernel came from,
+                               the time to the first result (ready), kernel time and GB/s
   bench --from FMT --to FMT --shape ... [same layout options] [--impl NAME] [--runs N] [--json]
                                time the reorder (median of N runs, default 25, after warm-up) against
                                clEnqueueCopyBuffer of the destination's bytes in the same run
@@ -386,49 +388,66 @@ class OutputFile {
   bool existed_ = false, regular_ = false, written_ = false;
 };
 
+// The reorder of `run` and `demo`: lines of text, or with `json` one object at the end (ready_ms: the first
+// reorder from the call to its result on the host, kernel lookup or compile, upload and download included).
 int run_reorder(const Engine& engine, const Pair& pr, const std::string& input, OutputFile* output, bool check,
-                const std::string& impl) {
+                const std::string& impl, bool json = false) {
   for (const Layout* l : {&pr.src, &pr.dst}) check_fits_device(engine.info(), *l);  // before allocating the source
   const std::vector<uint8_t> src = input.empty() ? make_pattern(pr.src) : read_input(input, pr.src);
-  std::printf("device: %s / %s (%s)\n", engine.info().platform.c_str(), engine.info().name.c_str(),
-              engine.info().version.c_str());
-  std::printf("reorder: %s -> %s\n", pr.src.describe().c_str(), pr.dst.describe().c_str());
+  auto say = [json](const char* fmt, auto... args) {
+    if (!json) std::printf(fmt, args...);
+  };
+  say("device: %s / %s (%s)\n", engine.info().platform.c_str(), engine.info().name.c_str(), engine.info().version.c_str());
+  say("reorder: %s -> %s\n", pr.src.describe().c_str(), pr.dst.describe().c_str());
   ReorderOptions opt;
   opt.force_impl = impl;
   ReorderResult res;
   const CacheStats mem_before = ProgramCache::instance().stats();
   const DiskCacheStats disk_before = DiskCache::instance().stats();
+  const auto t0 = std::chrono::steady_clock::now();
   std::vector<uint8_t> out = reorder(engine, src, pr.src, pr.dst, opt, &res);
-  std::printf("cache: %s\n", cache_outcome(mem_before, disk_before).c_str());
+  const double ready_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  const double compile_ms = ProgramCache::instance().stats().compile_ms - mem_before.compile_ms;
+  const std::string cache = cache_outcome(mem_before, disk_before);
+  say("cache: %s\n", cache.c_str());
+  say("ready: %.2f ms to the first result (%.2f ms of it loading or compiling the kernel)\n", ready_ms, compile_ms);
   // A second run: the first paid for the kernel's first launch; this one shows the steady state. Its
   // destination starts as a sentinel, so that --check sees an element the kernel failed to write, and a
   // byte it wrote that the layout does not own (a gap).
   const std::vector<uint8_t> sentinel(out.size(), 0xAB);
-  const std::vector<uint8_t> checked = reorder(engine, src, pr.src, pr.dst, opt, &res, &sentinel);
+  ReorderOptions blocking = opt;
+  blocking.wait = true;
+  const std::vector<uint8_t> checked = reorder(engine, src, pr.src, pr.dst, blocking, &res, &sentinel);
   const double bytes = static_cast<double>(pr.src.bytes() + pr.dst.bytes());
-  std::printf("impl: %s (kernel %s)\n", res.impl.c_str(), res.entry.c_str());
-  std::printf("bytes: source %lld, destination %lld (%lld logical elements)\n", static_cast<long long>(pr.src.bytes()),
-              static_cast<long long>(pr.dst.bytes()), static_cast<long long>(pr.src.logical_elements()));
+  say("impl: %s (kernel %s)\n", res.impl.c_str(), res.entry.c_str());
+  say("bytes: source %lld, destination %lld (%lld logical elements)\n", static_cast<long long>(pr.src.bytes()),
+      static_cast<long long>(pr.dst.bytes()), static_cast<long long>(pr.src.logical_elements()));
   if (res.kernel_ms >= 0)
-    std::printf("kernel: %.4f ms, %.2f GB/s (source + destination bytes / kernel time)\n", res.kernel_ms,
-                bytes / (res.kernel_ms * 1e-3) / 1e9);
+    say("kernel: %.4f ms, %.2f GB/s (source + destination bytes / kernel time)\n", res.kernel_ms,
+        bytes / (res.kernel_ms * 1e-3) / 1e9);
   if (output) {
     output->write_all(out);
-    std::printf("output: %zu bytes written\n", out.size());
+    say("output: %zu bytes written\n", out.size());
   }
-  if (!check) return 0;
-  std::vector<uint8_t> want = sentinel;
-  reference_reorder(pr.src, src.data(), pr.dst, want.data());
   size_t bad = 0, first = 0;
-  for (size_t i = 0; i < checked.size(); ++i)
-    if (checked[i] != want[i] && bad++ == 0) first = i;
-  if (bad) {
-    std::printf("check: FAILED, %zu of %zu bytes differ from the host reference; first at byte %zu (got 0x%02x, "
-                "want 0x%02x)\n", bad, checked.size(), first, checked[first], want[first]);
-    return 1;
+  if (check) {
+    std::vector<uint8_t> want = sentinel;
+    reference_reorder(pr.src, src.data(), pr.dst, want.data());
+    for (size_t i = 0; i < checked.size(); ++i)
+      if (checked[i] != want[i] && bad++ == 0) first = i;
+    if (bad)
+      say("check: FAILED, %zu of %zu bytes differ from the host reference; first at byte %zu (got 0x%02x, want 0x%02x)\n",
+          bad, checked.size(), first, checked[first], want[first]);
+    else
+      say("check: OK, all %zu destination bytes (padding included) match the host reference\n", checked.size());
   }
-  std::printf("check: OK, all %zu destination bytes (padding included) match the host reference\n", checked.size());
-  return 0;
+  if (json)
+    std::printf("{\"device\": \"%s\", \"from\": \"%s\", \"to\": \"%s\", \"impl\": \"%s\", \"entry\": \"%s\", "
+                "\"cache\": \"%s\", \"ready_ms\": %.3f, \"compile_ms\": %.3f, \"kernel_ms\": %.4f, \"check\": \"%s\"}\n",
+                json_escape(engine.info().name).c_str(), json_escape(pr.src.describe()).c_str(),
+                json_escape(pr.dst.describe()).c_str(), res.impl.c_str(), res.entry.c_str(), json_escape(cache).c_str(),
+                ready_ms, compile_ms, res.kernel_ms, !check ? "not run" : bad ? "FAILED" : "OK");
+  return bad ? 1 : 0;
 }
 
 int cmd_run(const Args& a, const CliOptions& o) {
@@ -437,7 +456,7 @@ int cmd_run(const Args& a, const CliOptions& o) {
   std::unique_ptr<OutputFile> output;
   if (a.has("output")) output = std::make_unique<OutputFile>(a.get("output"));
   Engine engine = Engine::open(a.get("device"));
-  return run_reorder(engine, pr, a.get("input"), output.get(), a.has("check"), a.get("impl"));
+  return run_reorder(engine, pr, a.get("input"), output.get(), a.has("check"), a.get("impl"), a.has("json"));
 }
 
 int cmd_bench(const Args& a, const CliOptions& o) {
@@ -606,7 +625,7 @@ int dispatch(int argc, const char* const* argv, const CliOptions& o) {
   if (cmd == "run") {
     std::set<std::string> opts = layout_opts;
     opts.insert({"input", "output"});
-    return cmd_run(Args(argc, argv, 2, opts, {"check"}), o);
+    return cmd_run(Args(argc, argv, 2, opts, {"check", "json"}), o);
   }
   if (cmd == "bench") {
     std::set<std::string> opts = layout_opts;

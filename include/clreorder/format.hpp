@@ -74,7 +74,7 @@ struct TpuPlacement {
 int64_t tpu_channels_per_npu(int64_t start, int64_t channels, int64_t npus);
 
 /// A tensor memory format: kind, logical axes and physical levels. Equality compares the element order,
-/// not the spelling of the name.
+/// not the spelling of the name. An immutable value: const members may be called from any thread.
 class Format {
  public:
   /// Parses a format name; throws clreorder::Error naming the name and the offending part.

@@ -81,7 +81,8 @@ struct IndexPlan {
 /// base offset in elements. PyTorch's (sizes, strides, storage_offset) and oneDNN's strided or sub-tensor
 /// memory descriptors are such layouts. Elements between strided ones (gaps) are not the layout's: a reorder
 /// never writes them. A stride of 0 repeats an element (a broadcast source); a destination whose elements
-/// would share memory is refused (see overlap()).
+/// would share memory is refused (see overlap()). An immutable value: const members may be called from any
+/// thread.
 class Layout {
  public:
   /// Validates everything and throws naming the offending value. `strides` empty: the format's own dense

@@ -16,20 +16,28 @@ namespace clreorder {
 /// Per-call choices.
 struct ReorderOptions {
   std::string force_impl;  ///< implementation name to use (else CLREORDER_FORCE_IMPL, else the selector's choice)
-  bool wait = true;        ///< block until the kernel has finished
+  /// Block until the kernel has finished (and read its time into ReorderResult::kernel_ms): the blocking form.
+  /// By default a reorder only enqueues and returns its event, as CLBlast and oneDNN do.
+  bool wait = false;
+  /// Events the kernel waits for (in any queue of the same context): with the returned event, what orders a
+  /// reorder on an out-of-order queue.
+  std::vector<cl::Event> wait_list;
 };
 
 /// What a reorder did.
 struct ReorderResult {
   std::string impl;        ///< implementation that ran
   std::string entry;       ///< kernel entry name
-  cl::Event event;         ///< the kernel's event
+  cl::Event event;         ///< the kernel's event: wait on it, or pass it in the next call's wait list
   /// Kernel time from event profiling in milliseconds; -1 when the queue has no profiling or wait was false.
   double kernel_ms = -1;
 };
 
-/// Reorders `src` (at byte offset src_offset, laid out as src_layout) into `dst` (at dst_offset, as
-/// dst_layout) on `queue`. Writes every destination element the layout owns, padding as zero. Throws
+/// Thread-safe: threads may reorder on one queue or context at once (each cached kernel's arguments and
+/// enqueue are under its own mutex). Enqueues the reorder of `src` (at byte offset src_offset, laid out as src_layout) into `dst` (at
+/// dst_offset, as dst_layout) on `queue` after the events of `opt.wait_list`, and returns its event without
+/// waiting unless `opt.wait`. In-order and out-of-order queues alike. Writes every destination element the
+/// layout owns, padding as zero. Throws
 /// naming the value, before anything is enqueued, when a buffer is null, of another context, too small for
 /// its layout at its offset, flagged so the kernel cannot read (source) or write (destination) it, when the
 /// two ranges overlap (one buffer, or sub-buffers of one parent), offsets are misaligned or the layouts do
@@ -41,7 +49,7 @@ ReorderResult reorder(const cl::CommandQueue& queue, const cl::Buffer& src, size
 ReorderResult reorder(const Engine& engine, const cl::Buffer& src, size_t src_offset, const Layout& src_layout,
                       const cl::Buffer& dst, size_t dst_offset, const Layout& dst_layout, const ReorderOptions& opt = {});
 
-/// Convenience: host bytes in (src_layout.bytes() of them), host bytes out (dst_layout.bytes()). The
+/// Convenience, blocking: host bytes in (src_layout.bytes() of them), host bytes out (dst_layout.bytes()). The
 /// destination starts as `dst_init` (dst_layout.bytes() of them) when given, else as zeros, so the bytes the
 /// layout does not own (gaps between strided elements) come back as they were.
 std::vector<uint8_t> reorder(const Engine& engine, const std::vector<uint8_t>& src, const Layout& src_layout,
@@ -53,9 +61,14 @@ std::vector<uint8_t> reorder(const Engine& engine, const std::vector<uint8_t>& s
 void check_fits_device(const DeviceInfo& device, const Layout& layout);
 
 /// Sets the arguments every generated reorder kernel takes (CR_REORDER_ARGS in kernels_cl/common.cl):
-/// source and destination buffers and their offsets in elements. The caller holds the kernel's lock.
+/// source and destination buffers and their offsets in elements, and for a shape-agnostic kernel its plans
+/// table (plans_buffer()). The caller holds the kernel's lock.
 void set_reorder_args(cl::Kernel& kernel, const cl::Buffer& src, uint64_t src_base, const cl::Buffer& dst,
-                      uint64_t dst_base);
+                      uint64_t dst_base, const cl::Buffer& plans = cl::Buffer());
+
+/// The plans table of a shape-agnostic kernel as a read-only buffer of `context`; a null buffer when `kd`
+/// has none.
+cl::Buffer plans_buffer(const cl::Context& context, const KernelData& kd);
 
 /// The kernel the selector picks for a pair on a device, without running it.
 KernelData plan_reorder(const DeviceInfo& device, const Layout& src, const Layout& dst, const std::string& force = "");

@@ -49,7 +49,8 @@ std::vector<DeviceInfo> list_devices();
 /// the devices there are when nothing matches or there is no OpenCL device.
 DeviceInfo choose_device(const std::string& spec = "");
 
-/// A context, device and in-order queue (with profiling) to run reorders on: our own, or the caller's.
+/// A context, device and in-order queue (with profiling) to run reorders on: our own, or the caller's. Its
+/// members are const: one Engine may be shared by threads (OpenCL enqueues are thread-safe).
 class Engine {
  public:
   /// Opens the device choose_device(spec) picks, with a new context and a profiling queue.
@@ -88,6 +89,7 @@ struct CacheStats {
   uint64_t kernels_built = 0;   ///< kernels compiled (one program may hold many)
   uint64_t hits = 0;            ///< kernel lookups by source answered without compiling
   uint64_t dispatch_hits = 0;   ///< reorders whose kernel was found by problem key (no source generated)
+  double compile_ms = 0;        ///< wall time spent loading or compiling programs (all threads together)
 };
 
 /// A compiled kernel and the mutex that guards its arguments (a cl::Kernel's arguments are shared state).

@@ -1,0 +1,66 @@
+// How soon a new process has its reorders' results: the first reorder after device set-up, and a model load
+// of 50 weight reorders (distinct shapes, oiyx -> os_is_yx_isv16_osv16), batched with prepare() or one by
+// one. Run in a fresh process per measurement by perf/model_load.sh, with the caches cold or warm.
+//   clreorder_model_load first|batched|one-by-one
+// Prints one JSON line: the mode, milliseconds from the end of device set-up to the last result on the host,
+// and how many programs were compiled and loaded from the kernel cache.
+#include <chrono>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "clreorder/error.hpp"
+#include "clreorder/format.hpp"
+#include "clreorder/reference.hpp"
+#include "clreorder/reorder.hpp"
+
+using namespace clreorder;
+
+namespace {
+
+// 50 distinct convolution weight shapes, 1x1 and 3x3, 16 to 512 channels.
+std::vector<std::pair<Layout, Layout>> model() {
+  std::vector<std::pair<Layout, Layout>> pairs;
+  const Format from = format_from_name("oiyx"), to = format_from_name("os_is_yx_isv16_osv16");
+  for (int k = 0; k < 50; ++k) {
+    const int64_t o = 16 * (1 + k % 8) * (1 + k / 25), i = 16 * (1 + (k * 3) % 7), ks = k % 2 ? 3 : 1;
+    pairs.emplace_back(Layout(from, DataType::f32, {o, i, ks, ks}), Layout(to, DataType::f32, {o, i, ks, ks}));
+  }
+  return pairs;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const std::string mode = argc == 2 ? argv[1] : "";
+  if (mode != "first" && mode != "batched" && mode != "one-by-one") {
+    std::fprintf(stderr, "usage: clreorder_model_load first|batched|one-by-one\n");
+    return 2;
+  }
+  try {
+    Engine engine = Engine::open();
+    std::vector<std::pair<Layout, Layout>> pairs;
+    if (mode == "first") {
+      const Format from = format_from_name("bfyx"), to = format_from_name("b_fs_yx_fsv16");
+      pairs.emplace_back(Layout(from, DataType::f32, {1, 64, 56, 56}), Layout(to, DataType::f32, {1, 64, 56, 56}));
+    } else {
+      pairs = model();
+    }
+    std::vector<std::vector<uint8_t>> sources;
+    for (const auto& p : pairs) sources.push_back(make_pattern(p.first));
+    const auto t0 = std::chrono::steady_clock::now();
+    if (mode == "batched") prepare(engine, pairs);
+    size_t bytes = 0;
+    for (size_t k = 0; k < pairs.size(); ++k) bytes += reorder(engine, sources[k], pairs[k].first, pairs[k].second).size();
+    const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    const CacheStats s = ProgramCache::instance().stats();
+    std::printf("{\"mode\": \"%s\", \"reorders\": %zu, \"ms\": %.2f, \"programs_compiled\": %llu, \"programs_loaded\": %llu, "
+                "\"bytes\": %zu}\n",
+                mode.c_str(), pairs.size(), ms, static_cast<unsigned long long>(s.programs_built),
+                static_cast<unsigned long long>(s.programs_loaded), bytes);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "clreorder_model_load: %s\n", e.what());
+    return 2;
+  }
+  return 0;
+}
