@@ -1,8 +1,10 @@
 // Shape-agnostic reorder: both index plans arrive at run time as a table of longs (the last argument), so one
 // compiled kernel per type pair serves every shape, padding, stride and format pair the generic kernel
-// serves: a new shape needs no compile. One work-item per destination digit tuple, as in reorder_generic.cl.
-// Table: count of destination tuples, reshape flag, then the destination plan and the source plan, each
-//   base, rank, dims[rank], digit count, digits {dim, divisor, extent, stride, needs_mod}, pdim count,
+// serves: a new shape needs no compile.
+// Table: work-items, reshape flag, chunk (values of the destination's innermost digit per work-item), then the
+// destination plan and the source plan, each
+//   base, rank, dims[rank], digit count, digits {dim, divisor, extent, stride, needs_mod, log2 of the divisor
+//   or -1, extent - 1 for a power-of-two extent or -1}, pdim count,
 //   pdims {axis count, owned, axes {axis, padded size, lower pad}}
 // (kernel_selector/impl_agnostic.cpp writes it from IndexPlan; IndexPlan::decode and offset are the host twins).
 // Generated: KERNEL_NAME, SRC_T, DST_T, IDX_T (long), CONVERT(v); nothing about the layouts.
@@ -10,13 +12,23 @@
 #ifndef CR_AG_HELPERS
 #define CR_AG_HELPERS
 #define CR_AG_AXES 8
+#define CR_AG_DIGIT 7  // longs per digit
+
+// What digit d contributes to the offset for its pdim's value v: ((v / divisor) % extent) * stride, with
+// shifts and masks where the divisor and extent are powers of two (the table says), since a division by a
+// run-time value costs tens of cycles where a compiled-in constant costs a multiply.
+inline long cr_ag_digit(__global const long* d, long v) {
+  long q = d[5] >= 0 ? v >> d[5] : v / d[1];
+  if (d[4]) q = d[6] >= 0 ? (q & d[6]) : q % d[2];
+  return q * d[3];
+}
 
 // Longs the plan at t takes in the table.
 inline long cr_ag_plan_length(__global const long* t) {
   const long rank = t[1], nd = t[2 + rank];
-  __global const long* pd = t + 3 + rank + 5 * nd;
+  __global const long* pd = t + 3 + rank + CR_AG_DIGIT * nd;
   const long np = pd[0];
-  long len = 3 + rank + 5 * nd + 1;
+  long len = 3 + rank + CR_AG_DIGIT * nd + 1;
   pd += 1;
   for (long d = 0; d < np; ++d) {
     const long na = pd[0];
@@ -26,54 +38,12 @@ inline long cr_ag_plan_length(__global const long* t) {
   return len;
 }
 
-// Digit tuple p of the plan at t: its element offset, the logical coordinate, whether it is an element (else
-// padding) and whether the layout owns the slot (else it belongs to another tensor: never written).
-inline long cr_ag_decode(__global const long* t, long p, long* coord, bool* valid, bool* owned) {
-  const long rank = t[1];
-  __global const long* dims = t + 2;
-  const long nd = dims[rank];
-  __global const long* g = dims + rank + 1;
-  long values[CR_AG_AXES];
-  for (long i = 0; i < CR_AG_AXES; ++i) values[i] = 0;
-  long off = t[0];
-  for (long k = nd - 1; k >= 0; --k) {
-    __global const long* d = g + 5 * k;
-    const long q = p % d[2];
-    p /= d[2];
-    values[d[0]] += q * d[1];
-    off += q * d[3];
-  }
-  __global const long* pd = g + 5 * nd;
-  const long np = pd[0];
-  pd += 1;
-  *valid = true;
-  *owned = true;
-  for (long di = 0; di < np; ++di) {
-    const long na = pd[0];
-    __global const long* ax = pd + 2;
-    long v = values[di], combined = 1;
-    for (long a = 0; a < na; ++a) combined *= ax[3 * a + 1];
-    bool in = v < combined;
-    for (long a = na - 1; a >= 0; --a) {
-      const long size = ax[3 * a + 1];
-      const long c = v % size - ax[3 * a + 2];
-      v /= size;
-      coord[ax[3 * a]] = c;
-      if (c < 0 || c >= dims[ax[3 * a]]) in = false;
-    }
-    *valid = *valid && in;
-    if (!in && pd[1] == 0) *owned = false;
-    pd = ax + 3 * na;
-  }
-  return off;
-}
-
 // Element offset of logical coordinate `coord` (in range) in the plan at t.
 inline long cr_ag_offset(__global const long* t, const long* coord) {
   const long rank = t[1];
   const long nd = t[2 + rank];
   __global const long* g = t + 3 + rank;
-  __global const long* pd = g + 5 * nd;
+  __global const long* pd = g + CR_AG_DIGIT * nd;
   const long np = pd[0];
   pd += 1;
   long values[CR_AG_AXES];
@@ -86,40 +56,144 @@ inline long cr_ag_offset(__global const long* t, const long* coord) {
     pd = ax + 3 * na;
   }
   long off = t[0];
+  for (long k = 0; k < nd; ++k) off += cr_ag_digit(g + CR_AG_DIGIT * k, values[g[CR_AG_DIGIT * k]]);
+  return off;
+}
+
+// The coordinates of the axes of pdim `pd` for its value v (written into coord); whether they are inside the
+// tensor (else padding).
+inline bool cr_ag_split(__global const long* pd, __global const long* dims, long v, long* coord) {
+  const long na = pd[0];
+  __global const long* ax = pd + 2;
+  if (na == 1) {  // the common case: no division
+    const long c = v - ax[2];
+    coord[ax[0]] = c;
+    return v < ax[1] && c >= 0 && c < dims[ax[0]];
+  }
+  long combined = 1;
+  for (long a = 0; a < na; ++a) combined *= ax[3 * a + 1];
+  bool in = v < combined;
+  for (long a = na - 1; a >= 0; --a) {
+    const long c = v % ax[3 * a + 1] - ax[3 * a + 2];
+    v /= ax[3 * a + 1];
+    coord[ax[3 * a]] = c;
+    in = in && c >= 0 && c < dims[ax[3 * a]];
+  }
+  return in;
+}
+
+// The value of pdim `pd` at logical coordinate `coord`.
+inline long cr_ag_value(__global const long* pd, const long* coord) {
+  __global const long* ax = pd + 2;
+  long v = 0;
+  for (long a = 0; a < pd[0]; ++a) v = v * ax[3 * a + 1] + coord[ax[3 * a]] + ax[3 * a + 2];
+  return v;
+}
+
+// The offset the digits of plan t contribute whose pdim is (`in_mask`) or is not in `mask`.
+inline long cr_ag_digit_sum(__global const long* t, const long* values, ulong mask, bool in_mask) {
+  const long nd = t[2 + t[1]];
+  __global const long* g = t + 3 + t[1];
+  long off = 0;
   for (long k = 0; k < nd; ++k) {
-    __global const long* d = g + 5 * k;
-    long q = values[d[0]] / d[1];
-    if (d[4]) q %= d[2];
-    off += q * d[3];
+    __global const long* d = g + CR_AG_DIGIT * k;
+    if ((((mask >> d[0]) & 1) != 0) != in_mask) continue;
+    off += cr_ag_digit(d, values[d[0]]);
   }
   return off;
 }
 
 #endif
 
+// Work-item w takes `chunk` consecutive values of the destination's innermost digit in one row: the other
+// digits are decoded once, and per element only the pdim of that digit is split and only the source digits
+// of the pdims holding its axes are recomputed.
 __kernel void KERNEL_NAME(CR_REORDER_ARGS, __global const long* restrict plans) {
-  CR_REORDER_BEGIN(p, plans[0])
-  __global const long* dplan = plans + 2;
+  CR_REORDER_BEGIN(w, plans[0])
+  __global const long* dplan = plans + 3;
   __global const long* splan = dplan + cr_ag_plan_length(dplan);
-  long dc[CR_AG_AXES], sc[CR_AG_AXES];
-  bool valid, owned;
-  const long d_off = cr_ag_decode(dplan, p, dc, &valid, &owned);
-  if (!owned) return;
-  DST_T out = (DST_T)0;
-  if (valid) {
-    if (plans[1]) {
-      // A reshape: the destination coordinate's canonical row-major index, split over the source's dims.
-      const long drank = dplan[1], srank = splan[1];
-      long lin = 0;
-      for (long a = 0; a < drank; ++a) lin = lin * dplan[2 + a] + dc[a];
-      for (long a = srank - 1; a >= 0; --a) {
-        sc[a] = lin % splan[2 + a];
-        lin /= splan[2 + a];
-      }
-      out = CONVERT(src[cr_ag_offset(splan, sc)]);
-    } else {
-      out = CONVERT(src[cr_ag_offset(splan, dc)]);
-    }
+  __global const long* dims = dplan + 2;
+  const long nd = dims[dplan[1]];
+  __global const long* dg = dims + dplan[1] + 1;
+  __global const long* d0 = dg + CR_AG_DIGIT * (nd - 1);  // the innermost digit
+  const long chunk = plans[2], ext0 = d0[2], per_row = (ext0 + chunk - 1) / chunk;
+  const long row = w / per_row, q0 = (w - row * per_row) * chunk, q1 = min(q0 + chunk, ext0);
+  long values[CR_AG_AXES];
+  for (long i = 0; i < CR_AG_AXES; ++i) values[i] = 0;
+  long off = dplan[0], r = row;
+  for (long k = nd - 2; k >= 0; --k) {
+    __global const long* d = dg + CR_AG_DIGIT * k;
+    const long q = r % d[2];
+    r /= d[2];
+    values[d[0]] += q * d[1];
+    off += q * d[3];
   }
-  dst[d_off] = out;
+  // Every destination pdim but the innermost digit's, once.
+  long dc[CR_AG_AXES], sc[CR_AG_AXES];
+  for (long i = 0; i < CR_AG_AXES; ++i) dc[i] = 0;
+  bool valid_rest = true;
+  __global const long* pd = dg + CR_AG_DIGIT * nd;
+  const long np = pd[0];
+  __global const long* pd0 = pd + 1;
+  pd += 1;
+  for (long di = 0; di < np; ++di) {
+    if (di == d0[0]) {
+      pd0 = pd;
+    } else {
+      const bool in = cr_ag_split(pd, dims, values[di], dc);
+      valid_rest = valid_rest && in;
+      if (!in && pd[1] == 0) return;  // the whole row is another tensor's
+    }
+    pd += 2 + 3 * pd[0];
+  }
+  const bool owned0 = pd0[1] != 0;
+  const long v0 = values[d0[0]];
+  if (plans[1]) {
+    // A reshape: the destination coordinate's canonical row-major index, split over the source's dims.
+    const long drank = dplan[1], srank = splan[1];
+    for (long q = q0; q < q1; ++q) {
+      const bool in0 = cr_ag_split(pd0, dims, v0 + q * d0[1], dc);
+      if (!in0 && !owned0) continue;
+      DST_T out = (DST_T)0;
+      if (valid_rest && in0) {
+        long lin = 0;
+        for (long a = 0; a < drank; ++a) lin = lin * dims[a] + dc[a];
+        for (long a = srank - 1; a >= 0; --a) {
+          sc[a] = lin % splan[2 + a];
+          lin /= splan[2 + a];
+        }
+        out = CONVERT(src[cr_ag_offset(splan, sc)]);
+      }
+      dst[off + q * d0[3]] = out;
+    }
+    return;
+  }
+  // Source pdims holding an axis of the innermost digit's pdim change along the row; the others are summed once.
+  __global const long* sp = splan + 3 + splan[1] + CR_AG_DIGIT * splan[2 + splan[1]];
+  const long snp = sp[0];
+  ulong changing = 0;
+  long svalues[CR_AG_AXES];
+  __global const long* spd = sp + 1;
+  for (long sd = 0; sd < snp; ++sd) {
+    for (long a = 0; a < spd[0]; ++a)
+      for (long b = 0; b < pd0[0]; ++b)
+        if (spd[2 + 3 * a] == pd0[2 + 3 * b]) changing |= (ulong)1 << sd;
+    svalues[sd] = ((changing >> sd) & 1) ? 0 : cr_ag_value(spd, dc);
+    spd += 2 + 3 * spd[0];
+  }
+  const long fixed = splan[0] + cr_ag_digit_sum(splan, svalues, changing, false);
+  for (long q = q0; q < q1; ++q) {
+    const bool in0 = cr_ag_split(pd0, dims, v0 + q * d0[1], dc);
+    if (!in0 && !owned0) continue;
+    DST_T out = (DST_T)0;
+    if (valid_rest && in0) {
+      spd = sp + 1;
+      for (long sd = 0; sd < snp; ++sd) {
+        if ((changing >> sd) & 1) svalues[sd] = cr_ag_value(spd, dc);
+        spd += 2 + 3 * spd[0];
+      }
+      out = CONVERT(src[fixed + cr_ag_digit_sum(splan, svalues, changing, true)]);
+    }
+    dst[off + q * d0[3]] = out;
+  }
 }
