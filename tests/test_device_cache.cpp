@@ -13,6 +13,7 @@
 #include <cstdio>
 #include <dirent.h>
 #include <fstream>
+#include <memory>
 #include <mutex>
 #include <sstream>
 #include <string>
@@ -243,6 +244,58 @@ TEST(ProgramCacheThreads, EightThreadsAskingForOneKernelBuildItOnce) {
   for (const std::string& err : errors) EXPECT_EQ(err, "");
   EXPECT_EQ(ProgramCache::instance().stats().programs_built, before.programs_built + 1);
   EXPECT_EQ(ProgramCache::instance().stats().kernels_built, before.kernels_built + 1);
+}
+
+// 8 threads x 200 reorders drawn from 10 pairs (formats, types, paddings, a view), each result checked against
+// the host reference: on one shared context (each kernel compiled once in all), then on a context per thread
+// (once per context).
+TEST(ProgramCacheThreads, EightThreadsOfMixedReordersAreExactAndCompileEachKernelOncePerContext) {
+  REQUIRE_DEVICE(e);
+  TempCache tc;
+  DiskCache::instance().set_directory("off");
+  using T = DataType;
+  const std::vector<Case> pairs = {
+      make_case(Format::parse("bfyx"), Format::parse("b_fs_yx_fsv16"), {2, 19, 3, 3}, T::f32, T::f16),
+      make_case(Format::parse("b_fs_yx_fsv16"), Format::parse("bfyx"), {2, 19, 3, 3}, T::f16, T::f32),
+      make_case(Format::parse("bfyx"), Format::parse("byxf"), {1, 13, 4, 5}, T::u8, T::u8),
+      make_case(Format::parse("byxf"), Format::parse("b_fs_yx_fsv32"), {2, 33, 2, 3}, T::i32, T::i64),
+      make_case(Format::parse("oiyx"), Format::parse("os_is_yx_isv16_osv16"), {17, 18, 3, 3}, T::f32, T::f32),
+      make_case(Format::parse("oiyx"), Format::parse("os_is_yx_osa4_isa8_osv8_isv4"), {32, 32, 1, 1}, T::i8, T::i8),
+      make_case(Format::parse("goiyx"), Format::parse("gs_oiyx_gsv16"), {17, 1, 1, 3, 3}, T::bf16, T::bf16),
+      make_case(Format::parse("bfyx"), Format::parse("bs_fs_yx_bsv16_fsv16"), {17, 18, 1, 2}, T::f32, T::f32, {}, {},
+                {0, 0, 1, 0}, {0, 0, 0, 1}),
+      case_of(Layout(Format::parse("bfyx"), T::f32, {2, 5, 3, 4}, {}, {}, {100, 20, 6, 1}, 3),
+              Layout(Format::parse("byxf"), T::u16, {2, 5, 3, 4})),
+      make_case(Format::parse("bfzyx"), Format::parse("b_fs_zyx_fsv16"), {1, 17, 2, 2, 3}, T::i16, T::f32),
+  };
+  auto hammer = [&](const Engine& engine, uint64_t seed, std::string* error) {
+    uint64_t x = seed;
+    for (int i = 0; i < 200 && error->empty(); ++i) {
+      x = x * 6364136223846793005ull + 1442695040888963407ull;
+      const Case& c = pairs[static_cast<size_t>((x >> 33) % pairs.size())];
+      *error = run_case(engine, c, visible_sources(c.src, c.dst.data_type(), 1).front());
+    }
+  };
+  for (const bool shared : {true, false}) {
+    SCOPED_TRACE(shared ? "one shared context" : "a context per thread");
+    release_cached_kernels();
+    const CacheStats before = ProgramCache::instance().stats();
+    std::vector<std::unique_ptr<Engine>> engines;
+    for (int t = 0; t < 8 && !shared; ++t) {
+      cl::Context ctx(e->device());
+      cl::CommandQueue q(ctx, e->device());
+      engines.push_back(std::make_unique<Engine>(ctx(), q()));
+    }
+    std::vector<std::string> errors(8);
+    std::vector<std::thread> threads;
+    for (int t = 0; t < 8; ++t)
+      threads.emplace_back([&, t] { hammer(shared ? *e : *engines[static_cast<size_t>(t)], 1000 + t, &errors[static_cast<size_t>(t)]); });
+    for (std::thread& t : threads) t.join();
+    for (const std::string& err : errors) EXPECT_EQ(err, "");
+    // Every pair is drawn by some thread (1600 draws of 10); each kernel compiled once per context.
+    EXPECT_EQ(ProgramCache::instance().stats().kernels_built - before.kernels_built, shared ? pairs.size() : 8 * pairs.size());
+    release_cached_kernels();  // before the per-thread contexts go
+  }
 }
 
 // While one thread compiles a batch, cached reorders on another go on: none of them waits for that build.
