@@ -217,6 +217,23 @@ std::vector<uint8_t> reorder(const Engine& engine, const std::vector<uint8_t>& s
   return out;
 }
 
+void release_cached_kernels_of(const cl::Context& context) {
+  std::vector<std::shared_ptr<Dispatch>> dropped;  // released after the lock
+  {
+    std::lock_guard<std::mutex> guard(dispatch_table().mutex);
+    auto& table = dispatch_table().entries;
+    for (auto it = table.begin(); it != table.end();) {
+      if (it->second->context() == context()) {
+        dropped.push_back(std::move(it->second));
+        it = table.erase(it);
+      } else {
+        ++it;
+      }
+    }
+  }
+  ProgramCache::instance().clear(context());
+}
+
 void release_cached_kernels() {
   {
     std::lock_guard<std::mutex> guard(dispatch_table().mutex);

@@ -8,6 +8,7 @@
 
 #include "clreorder/cache.hpp"
 #include "clreorder/error.hpp"
+#include "clreorder/reorder.hpp"
 #include "embedded.hpp"
 
 namespace clreorder {
@@ -163,7 +164,20 @@ Engine Engine::open(const std::string& spec) {
     rethrow_cl("opening device " + d.name);
   }
   e.info_ = d;
+  e.own_cached_kernels();
   return e;
+}
+
+void Engine::own_cached_kernels() {
+  // The deleter holds its own reference until the caches have let go of theirs.
+  cl::Context ctx = context_;
+  lifetime_ = std::shared_ptr<void>(nullptr, [ctx](void*) {
+    try {
+      release_cached_kernels_of(ctx);
+    } catch (...) {
+      // A destructor must not throw; the entries then stay until release_cached_kernels().
+    }
+  });
 }
 
 Engine::Engine(cl_context context, cl_command_queue queue) {
@@ -178,6 +192,7 @@ Engine::Engine(cl_context context, cl_command_queue queue) {
     rethrow_cl("wrapping the caller's context and queue");
   }
   info_ = describe_device(device_);
+  own_cached_kernels();
 }
 
 uint64_t fnv1a(const std::string& text, uint64_t seed) {
@@ -435,6 +450,21 @@ CacheStats ProgramCache::stats() const {
 void ProgramCache::clear() {
   std::lock_guard<std::mutex> guard(mutex_);
   entries_.clear();
+}
+
+void ProgramCache::clear(cl_context context) {
+  std::vector<std::shared_ptr<Entry>> dropped;  // released after the lock
+  {
+    std::lock_guard<std::mutex> guard(mutex_);
+    for (auto it = entries_.begin(); it != entries_.end();) {
+      if (it->second->context() == context) {
+        dropped.push_back(std::move(it->second));
+        it = entries_.erase(it);
+      } else {
+        ++it;
+      }
+    }
+  }
 }
 
 }  // namespace clreorder

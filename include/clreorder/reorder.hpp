@@ -78,6 +78,10 @@ KernelData plan_reorder(const DeviceInfo& device, const Layout& src, const Layou
 /// caller that tears OpenCL down before exit, or wants its contexts freed, calls this first.
 void release_cached_kernels();
 
+/// Releases the cached kernels, programs and dispatch entries of one context (what the last copy of an Engine
+/// does for its context); a caller reordering on its own queues calls it before releasing its context.
+void release_cached_kernels_of(const cl::Context& context);
+
 /// Compiles the kernels of many reorders in one program (one compile instead of one per pair), so that
 /// a model load or a test suite pays one build. Later reorder() calls on these pairs compile nothing.
 void prepare(const Engine& engine, const std::vector<std::pair<Layout, Layout>>& pairs, const std::string& force = "");

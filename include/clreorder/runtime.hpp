@@ -50,7 +50,9 @@ std::vector<DeviceInfo> list_devices();
 DeviceInfo choose_device(const std::string& spec = "");
 
 /// A context, device and in-order queue (with profiling) to run reorders on: our own, or the caller's. Its
-/// members are const: one Engine may be shared by threads (OpenCL enqueues are thread-safe).
+/// members are const: one Engine may be shared by threads (OpenCL enqueues are thread-safe). Copies share
+/// one lifetime: when the last copy goes, the kernels cached for its context are released, so a context the
+/// caller has released too is freed (reorders on a bare queue keep theirs until release_cached_kernels()).
 class Engine {
  public:
   /// Opens the device choose_device(spec) picks, with a new context and a profiling queue.
@@ -69,10 +71,12 @@ class Engine {
 
  private:
   Engine() = default;
+  void own_cached_kernels();  // sets lifetime_
   cl::Context context_;
   cl::Device device_;
   cl::CommandQueue queue_;
   DeviceInfo info_;
+  std::shared_ptr<void> lifetime_;  // its deleter drops the caches' entries of context_
 };
 
 /// Source for one kernel: generated #defines, a template from kernels_cl/, the matching #undefs.
@@ -130,6 +134,8 @@ class ProgramCache {
   CacheStats stats() const;
   /// Drops every entry (the next lookup compiles again).
   void clear();
+  /// Drops the entries of one context (and with them the cache's references to it).
+  void clear(cl_context context);
 
  private:
   struct Entry;
