@@ -1,8 +1,12 @@
 // The reorder API: selector -> program cache -> enqueue.
 #include "clreorder/reorder.hpp"
 
+#include <condition_variable>
 #include <cstdlib>
+#include <deque>
 #include <mutex>
+#include <set>
+#include <thread>
 #include <unordered_map>
 
 #include "clreorder/error.hpp"
@@ -85,25 +89,26 @@ DispatchTable& dispatch_table() {
   return table;
 }
 
-std::shared_ptr<Dispatch> dispatch_for(const cl::CommandQueue& queue, const cl::Context& ctx, const Layout& src,
-                                       const Layout& dst, const std::string& force) {
-  std::mutex& mutex = dispatch_table().mutex;
-  auto& table = dispatch_table().entries;
-  cl::Device dev = queue.getInfo<CL_QUEUE_DEVICE>();
-  // Everything the selector's choice depends on: device, forced implementation, index width, tuning, layouts.
-  std::string key = std::to_string(reinterpret_cast<uintptr_t>(ctx())) + ":" +
-                    std::to_string(reinterpret_cast<uintptr_t>(dev())) + ":" +
-                    (force.empty() ? env("CLREORDER_FORCE_IMPL") : force) + ":" + env("CLREORDER_INDEX_BITS") + ":" +
-                    env("CLREORDER_TUNING") + ":" +
-                    src.key() + "->" + dst.key();
-  {
-    std::lock_guard<std::mutex> guard(mutex);
-    auto it = table.find(key);
-    if (it != table.end()) {
-      ProgramCache::instance().count_dispatch_hit();
-      return it->second;
-    }
-  }
+// Everything the selector's choice depends on: context, device, forced implementation, index width, tuning,
+// layouts.
+std::string dispatch_key(const cl::Context& ctx, const cl::Device& dev, const Layout& src, const Layout& dst,
+                         const std::string& force) {
+  return std::to_string(reinterpret_cast<uintptr_t>(ctx())) + ":" + std::to_string(reinterpret_cast<uintptr_t>(dev())) +
+         ":" + (force.empty() ? env("CLREORDER_FORCE_IMPL") : force) + ":" + env("CLREORDER_INDEX_BITS") + ":" +
+         env("CLREORDER_TUNING") + ":" + src.key() + "->" + dst.key();
+}
+
+std::shared_ptr<Dispatch> cached_dispatch(const std::string& key) {
+  std::lock_guard<std::mutex> guard(dispatch_table().mutex);
+  auto it = dispatch_table().entries.find(key);
+  if (it == dispatch_table().entries.end()) return nullptr;
+  ProgramCache::instance().count_dispatch_hit();
+  return it->second;
+}
+
+// Plans, compiles (or finds compiled) and records the dispatch of `key`.
+std::shared_ptr<Dispatch> make_dispatch(const cl::Context& ctx, const cl::Device& dev, const Layout& src,
+                                        const Layout& dst, const std::string& force, const std::string& key) {
   KernelData kd = plan_reorder(describe_device(dev), src, dst, force);
   auto d = std::make_shared<Dispatch>();
   d->context = ctx;
@@ -113,9 +118,101 @@ std::shared_ptr<Dispatch> dispatch_for(const cl::CommandQueue& queue, const cl::
   d->global = kd.global_range();
   d->local = kd.local_range();
   d->plans = plans_buffer(ctx, kd);
-  std::lock_guard<std::mutex> guard(mutex);
-  table.emplace(key, d);
+  std::lock_guard<std::mutex> guard(dispatch_table().mutex);
+  dispatch_table().entries.emplace(key, d);
   return d;
+}
+
+// One thread that compiles specialised kernels for the `background` policy, one job at a time, and records
+// their dispatches; never destroyed (no OpenCL call from a static destructor): an atexit handler lets the
+// job in hand finish and stops the thread before the OpenCL implementation's own statics go.
+class BackgroundCompiler {
+ public:
+  static BackgroundCompiler& instance() {
+    static BackgroundCompiler& b = *new BackgroundCompiler;
+    return b;
+  }
+  // Whether `key` is queued, being compiled, or failed (its calls keep the agnostic kernel).
+  bool known(const std::string& key) {
+    std::lock_guard<std::mutex> guard(mutex_);
+    return known_.count(key) != 0;
+  }
+  void submit(const std::string& key, const cl::Context& ctx, const cl::Device& dev, const Layout& src, const Layout& dst) {
+    std::lock_guard<std::mutex> guard(mutex_);
+    if (stopping_ || !known_.insert(key).second) return;
+    jobs_.push_back(Job{key, ctx, dev, src, dst});
+    if (!thread_.joinable()) {
+      thread_ = std::thread([this] { run(); });
+      std::atexit([] { BackgroundCompiler::instance().stop(); });
+    }
+    wake_.notify_all();
+  }
+  void wait_idle() {
+    std::unique_lock<std::mutex> lock(mutex_);
+    idle_.wait(lock, [this] { return jobs_.empty() && !busy_; });
+  }
+
+ private:
+  struct Job {
+    std::string key;
+    cl::Context ctx;
+    cl::Device dev;
+    Layout src, dst;
+  };
+  void run() {
+    for (;;) {
+      std::unique_lock<std::mutex> lock(mutex_);
+      wake_.wait(lock, [this] { return stopping_ || !jobs_.empty(); });
+      if (stopping_) break;
+      Job job = std::move(jobs_.front());
+      jobs_.pop_front();
+      busy_ = true;
+      lock.unlock();
+      bool ok = true;
+      try {
+        make_dispatch(job.ctx, job.dev, job.src, job.dst, "", job.key);
+      } catch (...) {
+        ok = false;  // the calls of this problem keep the agnostic kernel
+      }
+      lock.lock();
+      if (ok) known_.erase(job.key);
+      busy_ = false;
+      idle_.notify_all();
+    }
+    std::lock_guard<std::mutex> guard(mutex_);
+    jobs_.clear();
+    idle_.notify_all();
+  }
+  void stop() {
+    {
+      std::lock_guard<std::mutex> guard(mutex_);
+      stopping_ = true;
+    }
+    wake_.notify_all();
+    if (thread_.joinable()) thread_.join();
+  }
+  std::mutex mutex_;
+  std::condition_variable wake_, idle_;
+  std::deque<Job> jobs_;
+  std::set<std::string> known_;
+  bool busy_ = false, stopping_ = false;
+  std::thread thread_;
+};
+
+std::shared_ptr<Dispatch> dispatch_for(const cl::CommandQueue& queue, const cl::Context& ctx, const Layout& src,
+                                       const Layout& dst, const std::string& force, CompilePolicy policy) {
+  const cl::Device dev = queue.getInfo<CL_QUEUE_DEVICE>();
+  const std::string key = dispatch_key(ctx, dev, src, dst, force);
+  if (auto d = cached_dispatch(key)) return d;
+  if (!force.empty() || !env("CLREORDER_FORCE_IMPL").empty() || policy == CompilePolicy::wait)
+    return make_dispatch(ctx, dev, src, dst, force, key);
+  if (policy == CompilePolicy::background && !BackgroundCompiler::instance().known(key)) {
+    // The specialised kernel when it is compiled already (prepare(), another thread): no compile to wait for.
+    const KernelData kd = plan_reorder(describe_device(dev), src, dst, "");
+    if (ProgramCache::instance().cached(ctx, dev, kd.source)) return make_dispatch(ctx, dev, src, dst, "", key);
+    BackgroundCompiler::instance().submit(key, ctx, dev, src, dst);
+  }
+  return dispatch_for(queue, ctx, src, dst, "agnostic", CompilePolicy::wait);
 }
 
 }  // namespace
@@ -159,7 +256,7 @@ ReorderResult reorder(const cl::CommandQueue& queue, const cl::Buffer& src, size
       if (opt.wait_list[i].getInfo<CL_EVENT_CONTEXT>()() != ctx())
         throw Error("wait_list[" + std::to_string(i) + "] belongs to another OpenCL context than the command queue");
     }
-    std::shared_ptr<Dispatch> d = dispatch_for(queue, ctx, src_layout, dst_layout, opt.force_impl);
+    std::shared_ptr<Dispatch> d = dispatch_for(queue, ctx, src_layout, dst_layout, opt.force_impl, opt.policy);
     ReorderResult res;
     res.impl = d->impl;
     res.entry = d->entry;
@@ -216,6 +313,8 @@ std::vector<uint8_t> reorder(const Engine& engine, const std::vector<uint8_t>& s
   }
   return out;
 }
+
+void wait_for_background_compiles() { BackgroundCompiler::instance().wait_idle(); }
 
 void release_cached_kernels_of(const cl::Context& context) {
   std::vector<std::shared_ptr<Dispatch>> dropped;  // released after the lock

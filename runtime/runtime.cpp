@@ -452,6 +452,11 @@ void ProgramCache::clear() {
   entries_.clear();
 }
 
+bool ProgramCache::cached(const cl::Context& ctx, const cl::Device& dev, const KernelSource& src) {
+  std::lock_guard<std::mutex> guard(mutex_);
+  return find(ctx, dev, src, fnv1a(src.code + "\n//" + src.options)) != nullptr;
+}
+
 void ProgramCache::clear(cl_context context) {
   std::vector<std::shared_ptr<Entry>> dropped;  // released after the lock
   {

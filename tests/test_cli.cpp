@@ -102,6 +102,7 @@ TEST(Cli, EveryMalformedArgumentIsNamedOnOneLineAndWritesNothing) {
       {{"explain", "bfyx", "--shape", "1,2,3,4", "--svg", sub}, "--svg '" + sub + "' is a directory"},
       {{"explain", "bfyx", "--shape", "1,2,3,4", "--svg", dir + "/missing/p.svg"}, "cannot write --svg file '" + dir + "/missing/p.svg'"},
       {{"explain", "bfyx", "--shape", "1,2,3,4", "--svg", "/dev/full"}, "cannot write --svg file '/dev/full'"},
+      {run_with({"--policy", "later"}), "--policy 'later': expected wait, background or agnostic"},
       {{"cache"}, "cache takes 'info' or 'clear'"},
       {{"cache", "purge"}, "cache takes 'info' or 'clear'"},
       {{"cache", "info", "extra"}, "unexpected argument 'extra'"},

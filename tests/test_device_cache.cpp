@@ -435,3 +435,48 @@ TEST(EngineLifetime, AThousandContextsComeAndGoInFlatMemory) {
   EXPECT_LT(growth, (32l << 20) * (cycles - 200) / 800) << cycles - 200 << " contexts kept " << growth / 1048576.0 << " MiB";
 #endif
 }
+
+// The compile policies: `agnostic` runs a new shape without compiling anything per shape; `background` runs
+// the shape-agnostic kernel at once and the specialised one from the call after its background compile.
+TEST(CompilePolicies, NewShapesRunAtOnceAndTheSpecialisedKernelFollows) {
+  REQUIRE_DEVICE(e);
+  TempCache tc;
+  DiskCache::instance().set_directory("off");
+  auto check = [&](const Case& c, CompilePolicy policy, std::string* impl) {
+    const std::vector<uint8_t> src = visible_sources(c.src, c.dst.data_type(), 1).front();
+    std::vector<uint8_t> want(static_cast<size_t>(c.dst.bytes()));
+    reference_reorder(c.src, src.data(), c.dst, want.data());
+    ReorderOptions opt;
+    opt.policy = policy;
+    ReorderResult r;
+    const std::vector<uint8_t> got = reorder(*e, src, c.src, c.dst, opt, &r);
+    *impl = r.impl;
+    return compare_bytes(got, want);
+  };
+  std::string impl;
+  // agnostic: the first shape compiles the kernel of its type pair; later shapes of that pair compile nothing.
+  ASSERT_EQ(check(pair_case(5), CompilePolicy::agnostic, &impl), "");
+  EXPECT_EQ(impl, "agnostic");
+  const CacheStats before = ProgramCache::instance().stats();
+  for (int64_t f : {6, 7, 40}) {
+    ASSERT_EQ(check(pair_case(f), CompilePolicy::agnostic, &impl), "") << f;
+    EXPECT_EQ(impl, "agnostic");
+  }
+  EXPECT_EQ(ProgramCache::instance().stats().kernels_built, before.kernels_built);
+  // background: the agnostic kernel now, the specialised one once compiled.
+  const Case c = pair_case(41);
+  ASSERT_EQ(check(c, CompilePolicy::background, &impl), "");
+  EXPECT_EQ(impl, "agnostic");
+  wait_for_background_compiles();
+  ASSERT_EQ(check(c, CompilePolicy::background, &impl), "");
+  EXPECT_EQ(impl, plan_reorder(e->info(), c.src, c.dst).impl);
+  EXPECT_NE(impl, "agnostic");
+  // A kernel compiled already (prepare) runs at once under background, with nothing left to the thread.
+  const Case prepared = pair_case(42);
+  prepare(*e, {{prepared.src, prepared.dst}});
+  ASSERT_EQ(check(prepared, CompilePolicy::background, &impl), "");
+  EXPECT_EQ(impl, plan_reorder(e->info(), prepared.src, prepared.dst).impl);
+  // The default compiles and runs the specialised kernel, as before.
+  ASSERT_EQ(check(pair_case(43), CompilePolicy::wait, &impl), "");
+  EXPECT_NE(impl, "agnostic");
+}

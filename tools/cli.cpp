@@ -42,6 +42,7 @@ commands:
       [--src-pad-lower ..] [--src-pad-upper ..] [--dst-pad-lower ..] [--dst-pad-upper ..]
       [--src-strides S0,S1,..] [--dst-strides ..] [--src-offset N] [--dst-offset N] [--to-shape D0,D1,..]
       [--input FILE] [--output FILE] [--check] [--device SPEC] [--impl NAME] [--json]
+      [--policy wait|background|agnostic]
                                reorder on the device; prints the implementation, where its kernel came from,
                                the time to the first result (ready), kernel time and GB/s
   bench --from FMT --to FMT --shape ... [same layout options] [--impl NAME] [--runs N] [--json]
@@ -391,7 +392,7 @@ class OutputFile {
 // The reorder of `run` and `demo`: lines of text, or with `json` one object at the end (ready_ms: the first
 // reorder from the call to its result on the host, kernel lookup or compile, upload and download included).
 int run_reorder(const Engine& engine, const Pair& pr, const std::string& input, OutputFile* output, bool check,
-                const std::string& impl, bool json = false) {
+                const std::string& impl, bool json = false, CompilePolicy policy = CompilePolicy::wait) {
   for (const Layout* l : {&pr.src, &pr.dst}) check_fits_device(engine.info(), *l);  // before allocating the source
   const std::vector<uint8_t> src = input.empty() ? make_pattern(pr.src) : read_input(input, pr.src);
   auto say = [json](const char* fmt, auto... args) {
@@ -401,6 +402,7 @@ int run_reorder(const Engine& engine, const Pair& pr, const std::string& input, 
   say("reorder: %s -> %s\n", pr.src.describe().c_str(), pr.dst.describe().c_str());
   ReorderOptions opt;
   opt.force_impl = impl;
+  opt.policy = policy;
   ReorderResult res;
   const CacheStats mem_before = ProgramCache::instance().stats();
   const DiskCacheStats disk_before = DiskCache::instance().stats();
@@ -450,13 +452,22 @@ int run_reorder(const Engine& engine, const Pair& pr, const std::string& input, 
   return bad ? 1 : 0;
 }
 
+CompilePolicy policy_from(const std::string& name) {
+  if (name == "wait") return CompilePolicy::wait;
+  if (name == "background") return CompilePolicy::background;
+  if (name == "agnostic") return CompilePolicy::agnostic;
+  throw Error("--policy '" + name + "': expected wait, background or agnostic");
+}
+
 int cmd_run(const Args& a, const CliOptions& o) {
+  policy_from(a.get("policy", "wait"));  // checked before any device work
   Pair pr = pair_from(a);
   if (o.dry_run) return 0;
   std::unique_ptr<OutputFile> output;
   if (a.has("output")) output = std::make_unique<OutputFile>(a.get("output"));
   Engine engine = Engine::open(a.get("device"));
-  return run_reorder(engine, pr, a.get("input"), output.get(), a.has("check"), a.get("impl"), a.has("json"));
+  return run_reorder(engine, pr, a.get("input"), output.get(), a.has("check"), a.get("impl"), a.has("json"),
+                     policy_from(a.get("policy", "wait")));
 }
 
 int cmd_bench(const Args& a, const CliOptions& o) {
@@ -624,7 +635,7 @@ int dispatch(int argc, const char* const* argv, const CliOptions& o) {
   if (cmd == "source") return cmd_source(Args(argc, argv, 2, layout_opts, {}), o);
   if (cmd == "run") {
     std::set<std::string> opts = layout_opts;
-    opts.insert({"input", "output"});
+    opts.insert({"input", "output", "policy"});
     return cmd_run(Args(argc, argv, 2, opts, {"check", "json"}), o);
   }
   if (cmd == "bench") {

@@ -13,6 +13,15 @@
 
 namespace clreorder {
 
+/// What a reorder does when its specialised kernel is not compiled yet (in this process, or in the persistent
+/// cache's memory once loaded).
+enum class CompilePolicy {
+  wait,        ///< compile it, then run it (the default for now)
+  background,  ///< run the shape-agnostic kernel now; compile the specialised one on a background thread and use
+               ///< it from the call after it is ready
+  agnostic,    ///< never compile per shape: the shape-agnostic kernel (one per type pair)
+};
+
 /// Per-call choices.
 struct ReorderOptions {
   std::string force_impl;  ///< implementation name to use (else CLREORDER_FORCE_IMPL, else the selector's choice)
@@ -22,6 +31,8 @@ struct ReorderOptions {
   /// Events the kernel waits for (in any queue of the same context): with the returned event, what orders a
   /// reorder on an out-of-order queue.
   std::vector<cl::Event> wait_list;
+  /// What to do when the specialised kernel is not compiled yet; a forced implementation is always compiled.
+  CompilePolicy policy = CompilePolicy::wait;
 };
 
 /// What a reorder did.
@@ -77,6 +88,10 @@ KernelData plan_reorder(const DeviceInfo& device, const Layout& src, const Layou
 /// caches are never destroyed on their own, so that no OpenCL object is released after main returns; a
 /// caller that tears OpenCL down before exit, or wants its contexts freed, calls this first.
 void release_cached_kernels();
+
+/// Blocks until the background thread has compiled every kernel the `background` policy handed it so far
+/// (tests, benchmarks, a runtime that wants its specialised kernels before it times anything).
+void wait_for_background_compiles();
 
 /// Releases the cached kernels, programs and dispatch entries of one context (what the last copy of an Engine
 /// does for its context); a caller reordering on its own queues calls it before releasing its context.

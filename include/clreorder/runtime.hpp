@@ -134,6 +134,8 @@ class ProgramCache {
   CacheStats stats() const;
   /// Drops every entry (the next lookup compiles again).
   void clear();
+  /// Whether `src` is compiled for this context and device already (a lookup compiles nothing then).
+  bool cached(const cl::Context& ctx, const cl::Device& dev, const KernelSource& src);
   /// Drops the entries of one context (and with them the cache's references to it).
   void clear(cl_context context);
 
