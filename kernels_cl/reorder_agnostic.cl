@@ -38,28 +38,6 @@ inline long cr_ag_plan_length(__global const long* t) {
   return len;
 }
 
-// Element offset of logical coordinate `coord` (in range) in the plan at t.
-inline long cr_ag_offset(__global const long* t, const long* coord) {
-  const long rank = t[1];
-  const long nd = t[2 + rank];
-  __global const long* g = t + 3 + rank;
-  __global const long* pd = g + CR_AG_DIGIT * nd;
-  const long np = pd[0];
-  pd += 1;
-  long values[CR_AG_AXES];
-  for (long di = 0; di < np; ++di) {
-    const long na = pd[0];
-    __global const long* ax = pd + 2;
-    long v = 0;
-    for (long a = 0; a < na; ++a) v = v * ax[3 * a + 1] + coord[ax[3 * a]] + ax[3 * a + 2];
-    values[di] = v;
-    pd = ax + 3 * na;
-  }
-  long off = t[0];
-  for (long k = 0; k < nd; ++k) off += cr_ag_digit(g + CR_AG_DIGIT * k, values[g[CR_AG_DIGIT * k]]);
-  return off;
-}
-
 // The coordinates of the axes of pdim `pd` for its value v (written into coord); whether they are inside the
 // tensor (else padding).
 inline bool cr_ag_split(__global const long* pd, __global const long* dims, long v, long* coord) {
@@ -101,6 +79,19 @@ inline long cr_ag_digit_sum(__global const long* t, const long* values, ulong ma
     off += cr_ag_digit(d, values[d[0]]);
   }
   return off;
+}
+
+// Element offset of logical coordinate `coord` (in range) in the plan at t.
+inline long cr_ag_offset(__global const long* t, const long* coord) {
+  __global const long* pd = t + 3 + t[1] + CR_AG_DIGIT * t[2 + t[1]];
+  const long np = pd[0];
+  long values[CR_AG_AXES];
+  pd += 1;
+  for (long di = 0; di < np; ++di) {
+    values[di] = cr_ag_value(pd, coord);
+    pd += 2 + 3 * pd[0];
+  }
+  return t[0] + cr_ag_digit_sum(t, values, 0, false);  // every digit
 }
 
 #endif
