@@ -106,10 +106,9 @@ std::shared_ptr<Dispatch> cached_dispatch(const std::string& key) {
   return it->second;
 }
 
-// Plans, compiles (or finds compiled) and records the dispatch of `key`.
-std::shared_ptr<Dispatch> make_dispatch(const cl::Context& ctx, const cl::Device& dev, const Layout& src,
-                                        const Layout& dst, const std::string& force, const std::string& key) {
-  KernelData kd = plan_reorder(describe_device(dev), src, dst, force);
+// Compiles (or finds compiled) the planned kernel and records it as the dispatch of `key`.
+std::shared_ptr<Dispatch> record_dispatch(const cl::Context& ctx, const cl::Device& dev, const KernelData& kd,
+                                          const std::string& key) {
   auto d = std::make_shared<Dispatch>();
   d->context = ctx;
   d->impl = kd.impl;
@@ -121,6 +120,12 @@ std::shared_ptr<Dispatch> make_dispatch(const cl::Context& ctx, const cl::Device
   std::lock_guard<std::mutex> guard(dispatch_table().mutex);
   dispatch_table().entries.emplace(key, d);
   return d;
+}
+
+// Plans, compiles (or finds compiled) and records the dispatch of `key`.
+std::shared_ptr<Dispatch> make_dispatch(const cl::Context& ctx, const cl::Device& dev, const Layout& src,
+                                        const Layout& dst, const std::string& force, const std::string& key) {
+  return record_dispatch(ctx, dev, plan_reorder(describe_device(dev), src, dst, force), key);
 }
 
 // One thread that compiles specialised kernels for the `background` policy, one job at a time, and records
@@ -209,7 +214,7 @@ std::shared_ptr<Dispatch> dispatch_for(const cl::CommandQueue& queue, const cl::
   if (policy == CompilePolicy::background && !BackgroundCompiler::instance().known(key)) {
     // The specialised kernel when it is compiled already (prepare(), another thread): no compile to wait for.
     const KernelData kd = plan_reorder(describe_device(dev), src, dst, "");
-    if (ProgramCache::instance().cached(ctx, dev, kd.source)) return make_dispatch(ctx, dev, src, dst, "", key);
+    if (ProgramCache::instance().cached(ctx, dev, kd.source)) return record_dispatch(ctx, dev, kd, key);
     BackgroundCompiler::instance().submit(key, ctx, dev, src, dst);
   }
   return dispatch_for(queue, ctx, src, dst, "agnostic", CompilePolicy::wait);

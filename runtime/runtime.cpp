@@ -236,6 +236,9 @@ bool same_kernel(const std::string& code, const std::string& options, const std:
   return code == s.code && options == s.options && entry == s.entry;
 }
 
+// The in-memory cache's bucket of a kernel: its code and build options.
+uint64_t entry_hash(const KernelSource& s) { return fnv1a(s.code + "\n//" + s.options); }
+
 // Everything a program binary depends on besides its source and options: the persistent cache's key.
 std::string device_cache_key(const cl::Device& dev) {
   const cl::Platform platform(dev.getInfo<CL_DEVICE_PLATFORM>());
@@ -274,7 +277,7 @@ std::vector<std::shared_ptr<ProgramCache::Entry>> ProgramCache::make(const cl::C
     auto e = std::make_shared<Entry>();
     e->context = ctx;
     e->device = dev();
-    e->hash = fnv1a(s.code + "\n//" + s.options);
+    e->hash = entry_hash(s);
     e->code = s.code;
     e->options = s.options;
     e->entry = s.entry;
@@ -366,7 +369,7 @@ void ProgramCache::build(const cl::Context& ctx, const cl::Device& dev, const st
   {
     std::lock_guard<std::mutex> guard(mutex_);
     for (const KernelSource& s : sources) {
-      const uint64_t h = fnv1a(s.code + "\n//" + s.options);
+      const uint64_t h = entry_hash(s);
       if (find(ctx, dev, s, h)) continue;
       if (auto f = flight(ctx, dev, s, h)) {
         if (std::find(theirs.begin(), theirs.end(), f) == theirs.end() &&
@@ -421,7 +424,7 @@ void ProgramCache::build(const cl::Context& ctx, const cl::Device& dev, const st
 }
 
 KernelHandle ProgramCache::handle(const cl::Context& ctx, const cl::Device& dev, const KernelSource& src) {
-  uint64_t h = fnv1a(src.code + "\n//" + src.options);
+  const uint64_t h = entry_hash(src);
   std::shared_ptr<Entry> e;
   {
     std::lock_guard<std::mutex> guard(mutex_);
@@ -454,7 +457,7 @@ void ProgramCache::clear() {
 
 bool ProgramCache::cached(const cl::Context& ctx, const cl::Device& dev, const KernelSource& src) {
   std::lock_guard<std::mutex> guard(mutex_);
-  return find(ctx, dev, src, fnv1a(src.code + "\n//" + src.options)) != nullptr;
+  return find(ctx, dev, src, entry_hash(src)) != nullptr;
 }
 
 void ProgramCache::clear(cl_context context) {
