@@ -226,6 +226,50 @@ Layout layout_from(const Args& a, const std::string& fmt, const std::string& dty
                 a.count(pre + "offset", 0, 0, int64_t(1) << 50));
 }
 
+std::string errno_text() { return std::strerror(errno); }
+
+// A file the CLI writes (`run --output`, `explain --svg`; `option` names it in errors): opened without
+// truncating (run opens it before any device work, so an unwritable path is reported before a kernel runs),
+// written only at the end, each write checked (/dev/full fails there); if this run created the file and then
+// failed, it is removed, so an error leaves nothing behind, and a file (or device) that was there stays.
+class OutputFile {
+ public:
+  explicit OutputFile(std::string path, std::string option = "--output") : path_(std::move(path)), option_(std::move(option)) {
+    struct stat st;
+    existed_ = stat(path_.c_str(), &st) == 0;
+    if (existed_ && S_ISDIR(st.st_mode)) throw Error(option_ + " '" + path_ + "' is a directory, not a file");
+    fd_ = open(path_.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0666);
+    if (fd_ < 0) throw Error("cannot write " + option_ + " file '" + path_ + "': " + errno_text());
+    regular_ = fstat(fd_, &st) == 0 && S_ISREG(st.st_mode);
+  }
+  OutputFile(const OutputFile&) = delete;
+  OutputFile& operator=(const OutputFile&) = delete;
+  ~OutputFile() {
+    if (fd_ >= 0) close(fd_);
+    if (!written_ && !existed_) unlink(path_.c_str());
+  }
+  void write_all(const void* data, size_t size) {
+    if (regular_ && ftruncate(fd_, 0) != 0) fail();
+    const char* bytes = static_cast<const char*>(data);
+    for (size_t at = 0; at < size;) {
+      const ssize_t n = write(fd_, bytes + at, size - at);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) fail();
+      at += static_cast<size_t>(n);
+    }
+    const int rc = close(fd_);  // reports a write the kernel deferred
+    fd_ = -1;
+    if (rc != 0) fail();
+    written_ = true;
+  }
+
+ private:
+  [[noreturn]] void fail() { throw Error("cannot write " + option_ + " file '" + path_ + "': " + errno_text()); }
+  std::string path_, option_;
+  int fd_ = -1;
+  bool existed_ = false, regular_ = false, written_ = false;
+};
+
 // `explain --svg FILE`: the memory map as a picture; a dry run (the fuzzer) draws it but writes nothing.
 int write_picture(const Args& a, const Layout& l, int64_t limit, const CliOptions& o) {
   PictureOptions po;
@@ -234,19 +278,7 @@ int write_picture(const Args& a, const Layout& l, int64_t limit, const CliOption
   po.max_cells = limit;
   const MemoryPicture pic = draw_memory_map(l, po);
   const std::string path = a.get("svg");
-  if (!o.dry_run) {
-    struct stat st;
-    const bool existed = stat(path.c_str(), &st) == 0;
-    if (existed && S_ISDIR(st.st_mode)) throw Error("--svg '" + path + "' is a directory, not a file");
-    std::FILE* out = std::fopen(path.c_str(), "wb");
-    if (!out) throw Error("cannot write --svg file '" + path + "': " + std::strerror(errno));
-    const bool ok = std::fwrite(pic.svg.data(), 1, pic.svg.size(), out) == pic.svg.size();
-    if (std::fclose(out) != 0 || !ok) {
-      const std::string why = std::strerror(errno);
-      if (!existed) std::remove(path.c_str());  // never a file (or device) that was there before
-      throw Error("cannot write --svg file '" + path + "': " + why);
-    }
-  }
+  if (!o.dry_run) OutputFile(path, "--svg").write_all(pic.svg.data(), pic.svg.size());
   std::printf("picture: %s, %lld of %lld slots in rows of %lld, coloured by %c (%.0fx%.0f)\n", path.c_str(),
               static_cast<long long>(pic.shown), static_cast<long long>(pic.total), static_cast<long long>(pic.columns),
               l.format().axes()[static_cast<size_t>(pic.color_axis)], pic.width, pic.height);
@@ -314,8 +346,6 @@ Pair pair_from(const Args& a) {
   return {src, dst};
 }
 
-std::string errno_text() { return std::strerror(errno); }
-
 // The raw source of `run --input`: exactly `layout.bytes()` bytes. It reads one byte more than that at most,
 // so an endless file (/dev/zero) is refused instead of read until memory runs out.
 std::vector<uint8_t> read_input(const std::string& path, const Layout& layout) {
@@ -348,46 +378,6 @@ std::vector<uint8_t> read_input(const std::string& path, const Layout& layout) {
   buf.resize(need);
   return buf;
 }
-
-// The `run --output` file: opened (without truncating) before any device work, so an unwritable path is
-// reported before a kernel runs; written only at the end, each write checked (/dev/full fails there); if this
-// run created the file and then failed, it is removed, so an error leaves nothing behind.
-class OutputFile {
- public:
-  explicit OutputFile(std::string path) : path_(std::move(path)) {
-    struct stat st;
-    existed_ = stat(path_.c_str(), &st) == 0;
-    if (existed_ && S_ISDIR(st.st_mode)) throw Error("--output '" + path_ + "' is a directory, not a file");
-    fd_ = open(path_.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0666);
-    if (fd_ < 0) throw Error("cannot write --output file '" + path_ + "': " + errno_text());
-    regular_ = fstat(fd_, &st) == 0 && S_ISREG(st.st_mode);
-  }
-  OutputFile(const OutputFile&) = delete;
-  OutputFile& operator=(const OutputFile&) = delete;
-  ~OutputFile() {
-    if (fd_ >= 0) close(fd_);
-    if (!written_ && !existed_) unlink(path_.c_str());
-  }
-  void write_all(const std::vector<uint8_t>& data) {
-    if (regular_ && ftruncate(fd_, 0) != 0) fail();
-    for (size_t at = 0; at < data.size();) {
-      const ssize_t n = write(fd_, data.data() + at, data.size() - at);
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) fail();
-      at += static_cast<size_t>(n);
-    }
-    const int rc = close(fd_);  // reports a write the kernel deferred
-    fd_ = -1;
-    if (rc != 0) fail();
-    written_ = true;
-  }
-
- private:
-  [[noreturn]] void fail() { throw Error("cannot write --output file '" + path_ + "': " + errno_text()); }
-  std::string path_;
-  int fd_ = -1;
-  bool existed_ = false, regular_ = false, written_ = false;
-};
 
 // The reorder of `run` and `demo`: lines of text, or with `json` one object at the end (ready_ms: the first
 // reorder from the call to its result on the host, kernel lookup or compile, upload and download included).
@@ -428,7 +418,7 @@ int run_reorder(const Engine& engine, const Pair& pr, const std::string& input, 
     say("kernel: %.4f ms, %.2f GB/s (source + destination bytes / kernel time)\n", res.kernel_ms,
         bytes / (res.kernel_ms * 1e-3) / 1e9);
   if (output) {
-    output->write_all(out);
+    output->write_all(out.data(), out.size());
     say("output: %zu bytes written\n", out.size());
   }
   size_t bad = 0, first = 0;
