@@ -21,26 +21,17 @@ struct Result {
   std::string out, err;
 };
 
-std::string slurp(const std::string& path) {
-  std::ifstream f(path);
-  std::stringstream s;
-  s << f.rdbuf();
-  return s.str();
-}
-
 std::string quote(const std::string& a) {
   std::string q = "'";
   for (char c : a) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
   return q + "'";
 }
 
+using clreorder_test::slurp;
+
 std::string temp_dir() {
-  static std::string dir = [] {
-    char tmpl[] = "/tmp/clreorder-cli-test.XXXXXX";
-    const char* d = mkdtemp(tmpl);
-    return std::string(d ? d : "/tmp");
-  }();
-  return dir;
+  static const std::string made = clreorder_test::make_temp_dir("clreorder-cli-test");
+  return made.empty() ? "/tmp" : made;
 }
 
 // Runs the CLI with `args` (and `env`, "VAR=value" words) in a shell, capturing both streams.

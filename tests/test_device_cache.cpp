@@ -36,9 +36,8 @@ namespace {
 class TempCache {
  public:
   TempCache() {
-    char tmpl[] = "/tmp/clreorder-cache-test.XXXXXX";
-    const char* d = mkdtemp(tmpl);
-    dir = d ? d : "/tmp/clreorder-cache-test";
+    dir = make_temp_dir("clreorder-cache-test");
+    if (dir.empty()) ADD_FAILURE() << "cannot make a temporary directory";
     DiskCache::instance().set_directory(dir);
     DiskCache::instance().reset_stats();
     DiskCache::instance().set_warning_handler([this](const std::string& w) {
@@ -51,7 +50,7 @@ class TempCache {
     DiskCache::instance().set_warning_handler(nullptr);
     DiskCache::instance().use_environment();
     release_cached_kernels();
-    std::system(("rm -rf '" + dir + "'").c_str());
+    if (!dir.empty()) std::system(("rm -rf '" + dir + "'").c_str());
   }
   std::vector<std::string> files(const char* ext) const {
     std::vector<std::string> out;
@@ -69,13 +68,6 @@ class TempCache {
   std::mutex mutex;
   std::vector<std::string> warnings;
 };
-
-std::string slurp(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  std::stringstream s;
-  s << f.rdbuf();
-  return s.str();
-}
 
 void spill(const std::string& path, const std::string& bytes) { std::ofstream(path, std::ios::binary) << bytes; }
 

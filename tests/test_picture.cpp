@@ -41,20 +41,11 @@ std::vector<Layout> pictured() {
           layout("tpu_compact(npus=4,npu_bytes=1024,addr=0,mode=4n)", {6, 5, 4, 5}, DataType::i8)};
 }
 
-std::string slurp(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  std::stringstream s;
-  s << f.rdbuf();
-  return s.str();
-}
+using clreorder_test::slurp;
 
 std::string temp_dir() {
-  static std::string dir = [] {
-    char tmpl[] = "/tmp/clreorder-picture-test.XXXXXX";
-    const char* d = mkdtemp(tmpl);
-    return std::string(d ? d : "/tmp");
-  }();
-  return dir;
+  static const std::string made = clreorder_test::make_temp_dir("clreorder-picture-test");
+  return made.empty() ? "/tmp" : made;
 }
 
 // RGB pixels of a PNG file, through libpng's simplified API.

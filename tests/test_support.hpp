@@ -7,8 +7,10 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <functional>
 #include <memory>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -81,6 +83,21 @@ class ScopedEnv {
   std::string name_, old_;
   bool had_ = false;
 };
+
+/// A whole file's bytes ("" when it cannot be read).
+inline std::string slurp(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  std::stringstream s;
+  s << f.rdbuf();
+  return s.str();
+}
+
+/// A new directory /tmp/<prefix>.XXXXXX; "" when none can be made.
+inline std::string make_temp_dir(const std::string& prefix) {
+  std::string tmpl = "/tmp/" + prefix + ".XXXXXX";
+  const char* d = mkdtemp(&tmpl[0]);
+  return d ? std::string(d) : std::string();
+}
 
 /// Deterministic bytes (xorshift), so failures reproduce.
 inline std::vector<uint8_t> random_bytes(size_t n, uint64_t seed) {
