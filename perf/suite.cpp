@@ -92,31 +92,27 @@ const SuiteCase kCases[] = {
 // beside the dense case of the same formats, shape and types: the view's ratio to copy over the dense one's.
 // One per family and several element sizes, sources and destinations, plain and blocked sides.
 struct ViewCase {
-  const char* from;
-  const char* to;
-  const char* shape;
-  const char* dtype;
-  const char* to_dtype;
+  SuiteCase c;
   const char* src_strides;  // "" dense
   const char* dst_strides;
 };
 
 const ViewCase kViewCases[] = {
     // A 56x56 crop of a 60x64 bfyx source.
-    {"bfyx", "b_fs_yx_fsv16", "8,64,56,56", "f32", "f32", "245760,3840,64,1", ""},
-    {"bfyx", "byxf", "8,64,56,56", "f32", "f32", "245760,3840,64,1", ""},
-    {"bfyx", "byxf", "8,64,56,56", "u8", "f16", "245760,3840,64,1", ""},
+    {{"bfyx", "b_fs_yx_fsv16", "8,64,56,56", "f32", "f32"}, "245760,3840,64,1", ""},
+    {{"bfyx", "byxf", "8,64,56,56", "f32", "f32"}, "245760,3840,64,1", ""},
+    {{"bfyx", "byxf", "8,64,56,56", "u8", "f16"}, "245760,3840,64,1", ""},
     // Into a crop of a bigger bfyx destination.
-    {"b_fs_yx_fsv16", "bfyx", "8,64,56,56", "f32", "f32", "", "245760,3840,64,1"},
+    {{"b_fs_yx_fsv16", "bfyx", "8,64,56,56", "f32", "f32"}, "", "245760,3840,64,1"},
     // Channels-last destination with 8 channels of gap per pixel.
-    {"bfyx", "byxf", "8,64,56,56", "f16", "f16", "", "225792,1,4032,72"},
+    {{"bfyx", "byxf", "8,64,56,56", "f16", "f16"}, "", "225792,1,4032,72"},
     // Channels-last i8 source with a gap of 16 channels per pixel.
-    {"byxf", "bfyx", "8,64,56,56", "i8", "i8", "250880,1,4480,80", ""},
+    {{"byxf", "bfyx", "8,64,56,56", "i8", "i8"}, "250880,1,4480,80", ""},
     // A y/x crop of a bigger blocked tensor (strides of whole 16-channel blocks).
-    {"b_fs_yx_fsv16", "bfyx", "8,64,56,56", "bf16", "f32", "245760,61440,1024,16", ""},
+    {{"b_fs_yx_fsv16", "bfyx", "8,64,56,56", "bf16", "f32"}, "245760,61440,1024,16", ""},
     // Every other output channel of a weight tensor.
-    {"oiyx", "os_is_yx_isv16_osv16", "256,256,3,3", "f32", "f32", "4608,9,3,1", ""},
-    {"oiyx", "os_iyx_osv16", "512,512,1,1", "i64", "i64", "1024,1,1,1", ""},
+    {{"oiyx", "os_is_yx_isv16_osv16", "256,256,3,3", "f32", "f32"}, "4608,9,3,1", ""},
+    {{"oiyx", "os_iyx_osv16", "512,512,1,1", "i64", "i64"}, "1024,1,1,1", ""},
 };
 
 // `--views`: the view cases beside their dense twins, interleaved, each the median-ratio repeat.
@@ -246,14 +242,15 @@ int run_views(const Engine& engine, int runs, int repeat, const std::string& imp
     std::sort(reps.begin(), reps.end(), [](const BenchResult& x, const BenchResult& y) { return x.ratio < y.ratio; });
     return reps[reps.size() / 2];
   };
-  for (const ViewCase& c : kViewCases) {
+  for (const ViewCase& vc : kViewCases) {
+    const SuiteCase& c = vc.c;
     const std::string label = std::string(c.from) + " -> " + c.to + " " + c.shape;
     if (!filter.empty() && label.find(filter) == std::string::npos) continue;
     const Dims shape = parse_dims(c.shape);
     const DataType st = parse_data_type(c.dtype), dt = parse_data_type(c.to_dtype);
     const Layout src(format_from_name(c.from), st, shape), dst(format_from_name(c.to), dt, shape);
-    const Layout vsrc(src.format(), st, shape, {}, {}, *c.src_strides ? parse_dims(c.src_strides) : Dims{});
-    const Layout vdst(dst.format(), dt, shape, {}, {}, *c.dst_strides ? parse_dims(c.dst_strides) : Dims{});
+    const Layout vsrc(src.format(), st, shape, {}, {}, *vc.src_strides ? parse_dims(vc.src_strides) : Dims{});
+    const Layout vdst(dst.format(), dt, shape, {}, {}, *vc.dst_strides ? parse_dims(vc.dst_strides) : Dims{});
     std::vector<BenchResult> dense, view;
     for (int k = 0; k < repeat; ++k) {
       dense.push_back(bench_reorder(engine, src, dst, impl, runs));
@@ -261,7 +258,7 @@ int run_views(const Engine& engine, int runs, int repeat, const std::string& imp
     }
     const BenchResult d = median_ratio(dense), v = median_ratio(view);
     const double rel = v.ratio / d.ratio;
-    const std::string strides = *c.src_strides ? std::string("src ") + c.src_strides : std::string("dst ") + c.dst_strides;
+    const std::string strides = *vc.src_strides ? std::string("src ") + vc.src_strides : std::string("dst ") + vc.dst_strides;
     const std::string types = std::string(c.dtype) + (std::string(c.dtype) == c.to_dtype ? "" : std::string("->") + c.to_dtype);
     char row[512];
     std::snprintf(row, sizeof row, "| %s | %s | %s | %s | %.3f | %.3f | %.3f |\n", label.c_str(), types.c_str(), strides.c_str(),
@@ -270,7 +267,7 @@ int run_views(const Engine& engine, int runs, int repeat, const std::string& imp
     std::printf("%s", row);
     std::fflush(stdout);
     std::snprintf(row, sizeof row, "%s,%s,\"%s\",%s,%s,\"%s\",\"%s\",%s,%.4f,%.4f,%.4f\n", c.from, c.to, c.shape, c.dtype,
-                  c.to_dtype, c.src_strides, c.dst_strides, v.impl.c_str(), d.ratio, v.ratio, rel);
+                  c.to_dtype, vc.src_strides, vc.dst_strides, v.impl.c_str(), d.ratio, v.ratio, rel);
     csv += row;
     worst = std::min(worst, rel);
     log_sum += std::log(rel);
