@@ -1,18 +1,33 @@
 // Shape-agnostic reorder: both index plans arrive at run time as a table of longs (the last argument), so one
 // compiled kernel per type pair serves every shape, padding, stride and format pair the generic kernel
-// serves: a new shape needs no compile.
-// Table: work-items, reshape flag, chunk (values of the destination's innermost digit per work-item), then the
-// destination plan and the source plan, each
+// serves: a new shape needs no compile. The table starts with the work-item count and a mode.
+// Mode 2, the strided permutation (permute.hpp) when the pair is one (most are): rows per work-item, rows,
+// digit count n, destination base, source base, masked axis count m, the inner digit's whole extent, then n
+// digits {extent, dst stride, src stride, masked axis or -1, weight} outer first (the last is the inner
+// digit, walked by a loop, cut into pieces of its table extent by the digit before it, so n >= 2), then m axes
+// {lower, dim, limit}. A work-item decodes its first row once and then counts rows like an odometer, so it
+// divides a few times per hundreds of elements.
+// Modes 0 (same shapes) and 1 (a reshape) walk the index plans: chunk (values of the destination's innermost
+// digit per work-item), then the destination plan and the source plan, each
 //   base, rank, dims[rank], digit count, digits {dim, divisor, extent, stride, needs_mod, log2 of the divisor
 //   or -1, extent - 1 for a power-of-two extent or -1}, pdim count,
 //   pdims {axis count, owned, axes {axis, padded size, lower pad}}
-// (kernel_selector/impl_agnostic.cpp writes it from IndexPlan; IndexPlan::decode and offset are the host twins).
+// (kernel_selector/impl_agnostic.cpp writes it from Permutation and IndexPlan; IndexPlan::decode and offset
+// are the host twins).
 // Generated: KERNEL_NAME, SRC_T, DST_T, IDX_T (long), CONVERT(v); nothing about the layouts.
 // The helpers once per program, however many type pairs it holds.
 #ifndef CR_AG_HELPERS
 #define CR_AG_HELPERS
 #define CR_AG_AXES 8
 #define CR_AG_DIGIT 7  // longs per digit
+#define CR_AG_PERM_DIGITS 40  // most digits of a permutation (mode 2); impl_agnostic.cpp checks
+#define CR_AG_PERM_DIGIT 5    // longs per permutation digit
+
+// The smallest q >= 0 with base + q * w >= bound (w > 0).
+inline long cr_ag_first(long bound, long base, long w) {
+  const long x = bound - base;
+  return x <= 0 ? 0 : (w == 1 ? x : (x + w - 1) / w);
+}
 
 // What digit d contributes to the offset for its pdim's value v: ((v / divisor) % extent) * stride, with
 // shifts and masks where the divisor and extent are powers of two (the table says), since a division by a
@@ -101,6 +116,63 @@ inline long cr_ag_offset(__global const long* t, const long* coord) {
 // of the pdims holding its axes are recomputed.
 __kernel void KERNEL_NAME(CR_REORDER_ARGS, __global const long* restrict plans) {
   CR_REORDER_BEGIN(w, plans[0])
+  if (plans[1] == 2) {
+    const long n = plans[4], m = plans[7], inner_total = plans[8];
+    __global const long* dg = plans + 9;
+    __global const long* ax = dg + CR_AG_PERM_DIGIT * n;
+    __global const long* in = dg + CR_AG_PERM_DIGIT * (n - 1);
+    const long ie = in[0], ids = in[1], iss = in[2], ia = in[3], iw = in[4];
+    const long r0 = w * plans[2], r1 = min(r0 + plans[2], plans[3]);
+    long k[CR_AG_PERM_DIGITS];
+    long d_off = plans[5], s_off = plans[6], r = r0;
+    for (long i = n - 2; i >= 0; --i) {
+      __global const long* d = dg + CR_AG_PERM_DIGIT * i;
+      const long q = r / d[0];  // no %: clang pairs it with the division through a freeze Oclgrind lacks
+      k[i] = r - q * d[0];
+      r = q;
+      d_off += k[i] * d[1];
+      s_off += k[i] * d[2];
+    }
+    for (long row = r0; row < r1; ++row) {
+      long v[CR_AG_AXES];
+      for (long a = 0; a < m; ++a) v[a] = 0;
+      for (long i = 0; i < n - 1; ++i) {
+        __global const long* d = dg + CR_AG_PERM_DIGIT * i;
+        if (d[3] >= 0) v[d[3]] += k[i] * d[4];
+      }
+      bool ok = true, write = true;
+      for (long a = 0; a < m; ++a) {
+        if (a == ia) continue;
+        ok = ok && v[a] >= ax[3 * a] && v[a] < ax[3 * a] + ax[3 * a + 1];
+        write = write && v[a] < ax[3 * a + 2];
+      }
+      // The piece of the inner digit this row holds (the digit before it counts pieces), split into the
+      // values to copy, [lo, hi), and padding before and after, up to the end of what the destination holds.
+      long end = min(ie, inner_total - k[n - 2] * ie), lo = 0, hi = end;
+      if (ia >= 0) {
+        __global const long* a = ax + 3 * ia;
+        end = min(end, cr_ag_first(a[2], v[ia], iw));
+        lo = min(end, cr_ag_first(a[0], v[ia], iw));
+        hi = max(lo, min(end, cr_ag_first(a[0] + a[1], v[ia], iw)));
+      }
+      if (!ok) lo = hi = end;
+      if (write) {
+        for (long q = 0; q < lo; ++q) dst[d_off + q * ids] = (DST_T)0;
+        for (long q = lo; q < hi; ++q) dst[d_off + q * ids] = CONVERT(src[s_off + q * iss]);
+        for (long q = hi; q < end; ++q) dst[d_off + q * ids] = (DST_T)0;
+      }
+      for (long i = n - 2; i >= 0; --i) {  // the next row
+        __global const long* d = dg + CR_AG_PERM_DIGIT * i;
+        d_off += d[1];
+        s_off += d[2];
+        if (++k[i] < d[0]) break;
+        k[i] = 0;
+        d_off -= d[0] * d[1];
+        s_off -= d[0] * d[2];
+      }
+    }
+    return;
+  }
   __global const long* dplan = plans + 3;
   __global const long* splan = dplan + cr_ag_plan_length(dplan);
   __global const long* dims = dplan + 2;

@@ -171,10 +171,21 @@ TEST(Sweep, ShapeAgnosticKernelOnEveryFamily) {
       {make_case(F("oiyx"), F("i_yxs_os_yxsv2_osv16"), {17, 3, 3, 3}, T::f32, T::f32, {}, {}, {2, 0, 1, 0}), 0, 0},
       {make_case(F("goiyx"), F("g_os_is_yx_isv16_osv16"), {2, 17, 3, 1, 1}, T::f16, T::f16), 0, 0},
       {make_case(F("bfyx"), F("byxf"), {1, 3, 2, 2}, T::f64, T::u64), 0, 1},
+      // A padded innermost axis longer than a work-item's piece in both tunings (64 and 1024): pieces with
+      // padding before the first and after the last, and a short last piece.
+      {make_case(F("bfyx"), F("bfyx"), {1, 2, 1, 1100}, T::u8, T::f32, {}, {}, {0, 0, 0, 3}, {0, 1, 0, 2}), 0, 0},
   };
   std::vector<Planned> planned;
-  const DeviceInfo dev = tuned(*e, "gpu", 0);
-  for (const Sweep& s : cases) planned.push_back({&s, plan_reorder(dev, s.c.src, s.c.dst, "agnostic"), "agnostic"});
+  int walks = 0, permutations = 0;  // the kernel's two modes (reorder_agnostic.cl): both must run here
+  for (const char* tuning : {"gpu", "cpu"}) {
+    const DeviceInfo dev = tuned(*e, tuning, 0);
+    for (const Sweep& s : cases) {
+      planned.push_back({&s, plan_reorder(dev, s.c.src, s.c.dst, "agnostic"), tuning});
+      ++(planned.back().kd.plan_args.at(1) == 2 ? permutations : walks);
+    }
+  }
+  EXPECT_GT(walks, 0);
+  EXPECT_GT(permutations, 0);
   const int failures = run_all(*e, planned);
   EXPECT_EQ(failures, 0) << "of " << planned.size() << " runs";
   std::printf("sweep: %zu runs of the shape-agnostic kernel, %d failed\n", planned.size(), failures);
