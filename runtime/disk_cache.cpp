@@ -308,6 +308,12 @@ uint64_t DiskCache::clear() {
   return removed;
 }
 
+bool DiskCache::has(const std::string& device_key, const std::string& options, const std::string& entry,
+                    const std::string& code) const {
+  const std::string dir = directory();
+  return !dir.empty() && ::access((dir + "/" + hex_name(index_key(device_key, options, entry, code)) + kIndexExt).c_str(), R_OK) == 0;
+}
+
 bool DiskCache::load(const std::string& device_key, const std::string& options, const std::string& common,
                      const std::string& entry, const std::string& code, Program* out) {
   const std::string dir = directory();

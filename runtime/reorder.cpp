@@ -128,6 +128,24 @@ std::shared_ptr<Dispatch> make_dispatch(const cl::Context& ctx, const cl::Device
   return record_dispatch(ctx, dev, plan_reorder(describe_device(dev), src, dst, force), key);
 }
 
+// Drops the dispatch entries and cached kernels of one context (and with them the references to it).
+void drop_cached_kernels_of(cl_context context) {
+  std::vector<std::shared_ptr<Dispatch>> dropped;  // released after the lock
+  {
+    std::lock_guard<std::mutex> guard(dispatch_table().mutex);
+    auto& table = dispatch_table().entries;
+    for (auto it = table.begin(); it != table.end();) {
+      if (it->second->context() == context) {
+        dropped.push_back(std::move(it->second));
+        it = table.erase(it);
+      } else {
+        ++it;
+      }
+    }
+  }
+  ProgramCache::instance().clear(context);
+}
+
 // One thread that compiles specialised kernels for the `background` policy, one job at a time, and records
 // their dispatches; never destroyed (no OpenCL call from a static destructor): an atexit handler lets the
 // job in hand finish and stops the thread before the OpenCL implementation's own statics go.
@@ -156,6 +174,22 @@ class BackgroundCompiler {
     std::unique_lock<std::mutex> lock(mutex_);
     idle_.wait(lock, [this] { return jobs_.empty() && !busy_; });
   }
+  // Drops the queued jobs of a context whose caches are being released (null: of every context), and marks
+  // the job in hand of that context, so what it makes is dropped when it ends: an Engine that goes away is
+  // never kept alive by a compile it asked for, and its destruction does not wait for one.
+  void forget(cl_context context) {
+    std::lock_guard<std::mutex> guard(mutex_);
+    for (auto it = jobs_.begin(); it != jobs_.end();) {
+      if (!context || it->ctx() == context) {
+        known_.erase(it->key);
+        it = jobs_.erase(it);
+      } else {
+        ++it;
+      }
+    }
+    if (busy_ && (!context || current_ == context)) forgotten_ = true;
+    idle_.notify_all();
+  }
 
  private:
   struct Job {
@@ -172,6 +206,8 @@ class BackgroundCompiler {
       Job job = std::move(jobs_.front());
       jobs_.pop_front();
       busy_ = true;
+      current_ = job.ctx();
+      forgotten_ = false;
       lock.unlock();
       bool ok = true;
       try {
@@ -181,7 +217,13 @@ class BackgroundCompiler {
       }
       lock.lock();
       if (ok) known_.erase(job.key);
+      if (forgotten_) {
+        lock.unlock();
+        drop_cached_kernels_of(job.ctx());
+        lock.lock();
+      }
       busy_ = false;
+      current_ = nullptr;
       idle_.notify_all();
     }
     std::lock_guard<std::mutex> guard(mutex_);
@@ -201,6 +243,8 @@ class BackgroundCompiler {
   std::deque<Job> jobs_;
   std::set<std::string> known_;
   bool busy_ = false, stopping_ = false;
+  cl_context current_ = nullptr;  // the context of the job in hand
+  bool forgotten_ = false;        // that context's caches were released while it compiled
   std::thread thread_;
 };
 
@@ -212,9 +256,12 @@ std::shared_ptr<Dispatch> dispatch_for(const cl::CommandQueue& queue, const cl::
   if (!force.empty() || !env("CLREORDER_FORCE_IMPL").empty() || policy == CompilePolicy::wait)
     return make_dispatch(ctx, dev, src, dst, force, key);
   if (policy == CompilePolicy::background && !BackgroundCompiler::instance().known(key)) {
-    // The specialised kernel when it is compiled already (prepare(), another thread): no compile to wait for.
-    const KernelData kd = plan_reorder(describe_device(dev), src, dst, "");
-    if (ProgramCache::instance().cached(ctx, dev, kd.source)) return record_dispatch(ctx, dev, kd, key);
+    const DeviceInfo info = describe_device(dev);
+    if (!info.thread_safe) return record_dispatch(ctx, dev, plan_reorder(info, src, dst, ""), key);
+    // The specialised kernel when it is compiled already (prepare(), another thread) or stored by an earlier
+    // process: nothing to compile (a stored binary loads in milliseconds, about what the agnostic kernel's does).
+    const KernelData kd = plan_reorder(info, src, dst, "");
+    if (ProgramCache::instance().stored(ctx, dev, kd.source)) return record_dispatch(ctx, dev, kd, key);
     BackgroundCompiler::instance().submit(key, ctx, dev, src, dst);
   }
   return dispatch_for(queue, ctx, src, dst, "agnostic", CompilePolicy::wait);
@@ -247,8 +294,12 @@ KernelData plan_reorder(const DeviceInfo& device, const Layout& src, const Layou
   return KernelSelector::instance().select(ReorderParams{src, dst, device}, force);
 }
 
-ReorderResult reorder(const cl::CommandQueue& queue, const cl::Buffer& src, size_t src_offset, const Layout& src_layout,
-                      const cl::Buffer& dst, size_t dst_offset, const Layout& dst_layout, const ReorderOptions& opt) {
+namespace {
+
+// reorder() with the policy resolved (the call's, else the engine's or the default).
+ReorderResult enqueue_reorder(const cl::CommandQueue& queue, const cl::Buffer& src, size_t src_offset,
+                              const Layout& src_layout, const cl::Buffer& dst, size_t dst_offset,
+                              const Layout& dst_layout, const ReorderOptions& opt, CompilePolicy policy) {
   const std::string what = src_layout.describe() + " -> " + dst_layout.describe();
   try {
     check_compatible(src_layout, dst_layout);
@@ -261,7 +312,7 @@ ReorderResult reorder(const cl::CommandQueue& queue, const cl::Buffer& src, size
       if (opt.wait_list[i].getInfo<CL_EVENT_CONTEXT>()() != ctx())
         throw Error("wait_list[" + std::to_string(i) + "] belongs to another OpenCL context than the command queue");
     }
-    std::shared_ptr<Dispatch> d = dispatch_for(queue, ctx, src_layout, dst_layout, opt.force_impl, opt.policy);
+    std::shared_ptr<Dispatch> d = dispatch_for(queue, ctx, src_layout, dst_layout, opt.force_impl, policy);
     ReorderResult res;
     res.impl = d->impl;
     res.entry = d->entry;
@@ -286,9 +337,18 @@ ReorderResult reorder(const cl::CommandQueue& queue, const cl::Buffer& src, size
   }
 }
 
+}  // namespace
+
+ReorderResult reorder(const cl::CommandQueue& queue, const cl::Buffer& src, size_t src_offset, const Layout& src_layout,
+                      const cl::Buffer& dst, size_t dst_offset, const Layout& dst_layout, const ReorderOptions& opt) {
+  return enqueue_reorder(queue, src, src_offset, src_layout, dst, dst_offset, dst_layout, opt,
+                         opt.policy.value_or(CompilePolicy::background));
+}
+
 ReorderResult reorder(const Engine& engine, const cl::Buffer& src, size_t src_offset, const Layout& src_layout,
                       const cl::Buffer& dst, size_t dst_offset, const Layout& dst_layout, const ReorderOptions& opt) {
-  return reorder(engine.queue(), src, src_offset, src_layout, dst, dst_offset, dst_layout, opt);
+  return enqueue_reorder(engine.queue(), src, src_offset, src_layout, dst, dst_offset, dst_layout, opt,
+                         opt.policy.value_or(engine.policy()));
 }
 
 std::vector<uint8_t> reorder(const Engine& engine, const std::vector<uint8_t>& src, const Layout& src_layout,
@@ -322,23 +382,12 @@ std::vector<uint8_t> reorder(const Engine& engine, const std::vector<uint8_t>& s
 void wait_for_background_compiles() { BackgroundCompiler::instance().wait_idle(); }
 
 void release_cached_kernels_of(const cl::Context& context) {
-  std::vector<std::shared_ptr<Dispatch>> dropped;  // released after the lock
-  {
-    std::lock_guard<std::mutex> guard(dispatch_table().mutex);
-    auto& table = dispatch_table().entries;
-    for (auto it = table.begin(); it != table.end();) {
-      if (it->second->context() == context()) {
-        dropped.push_back(std::move(it->second));
-        it = table.erase(it);
-      } else {
-        ++it;
-      }
-    }
-  }
-  ProgramCache::instance().clear(context());
+  BackgroundCompiler::instance().forget(context());
+  drop_cached_kernels_of(context());
 }
 
 void release_cached_kernels() {
+  BackgroundCompiler::instance().forget(nullptr);
   {
     std::lock_guard<std::mutex> guard(dispatch_table().mutex);
     dispatch_table().entries.clear();

@@ -94,6 +94,7 @@ DeviceInfo describe_device(const cl::Device& device) {
     const std::string extensions = device.getInfo<CL_DEVICE_EXTENSIONS>();
     d.fp16 = extensions.find("cl_khr_fp16") != std::string::npos;
     d.fp64 = extensions.find("cl_khr_fp64") != std::string::npos;
+    d.thread_safe = d.platform.find("Oclgrind") == std::string::npos;
     d.device = device;
   } catch (...) {
     rethrow_cl("describing a device");
@@ -458,6 +459,12 @@ void ProgramCache::clear() {
 bool ProgramCache::cached(const cl::Context& ctx, const cl::Device& dev, const KernelSource& src) {
   std::lock_guard<std::mutex> guard(mutex_);
   return find(ctx, dev, src, entry_hash(src)) != nullptr;
+}
+
+bool ProgramCache::stored(const cl::Context& ctx, const cl::Device& dev, const KernelSource& src) {
+  if (cached(ctx, dev, src)) return true;
+  const DiskCache& disk = DiskCache::instance();
+  return !disk.directory().empty() && disk.has(device_cache_key(dev), src.options, src.entry, src.code);
 }
 
 void ProgramCache::clear(cl_context context) {

@@ -157,12 +157,14 @@ std::string check_launch(const Engine& e, const Case& c, const std::vector<uint8
   return err.empty() ? "" : c.label + ": " + err;
 }
 
-/// reorder() on the case with source `src`, the buffers at byte offsets.
+/// reorder() on the case with source `src`, the buffers at byte offsets: the kernel the selector picks (or
+/// `force`), compiled first (policy wait), since these tests are about that kernel.
 inline std::string run_case(const Engine& e, const Case& c, const std::vector<uint8_t>& src, const std::string& force = "",
                             size_t src_off = 0, size_t dst_off = 0) {
   return check_launch(e, c, src, src_off, dst_off, [&](const cl::Buffer& s, const cl::Buffer& d) {
     ReorderOptions opt;
     opt.force_impl = force;
+    opt.policy = CompilePolicy::wait;
     reorder(e, s, src_off, c.src, d, dst_off, c.dst, opt);
   });
 }

@@ -18,6 +18,7 @@
 #include <mutex>
 #include <sstream>
 #include <string>
+#include <optional>
 #include <thread>
 #include <vector>
 
@@ -205,7 +206,7 @@ TEST(DiskCache, ProcessesShareOneDirectory) {
   std::string cmd;
   for (int i = 0; i < 4; ++i)
     cmd += "CLREORDER_CACHE_DIR='" + tc.dir + "' '" + CLREORDER_CLI_PATH +
-           "' run --from bfyx --to b_fs_yx_fsv16 --shape 3,21,4,5 --dtype u16 --check >'" + tc.dir + "/out" +
+           "' run --from bfyx --to b_fs_yx_fsv16 --shape 3,21,4,5 --dtype u16 --check --policy wait >'" + tc.dir + "/out" +
            std::to_string(i) + "' 2>&1 & ";
   cmd += "wait";
   ASSERT_EQ(std::system(cmd.c_str()), 0);
@@ -302,6 +303,7 @@ TEST(ProgramCacheThreads, CachedReordersNeverWaitForAnotherThreadsBuild) {
   e->queue().enqueueWriteBuffer(s, CL_TRUE, 0, src.size(), src.data());
   ReorderOptions no_wait;
   no_wait.wait = false;
+  no_wait.policy = CompilePolicy::wait;
   reorder(*e, s, 0, cached.src, d, 0, cached.dst, no_wait);  // compiled now, cached from here on
   e->queue().finish();
   std::vector<std::pair<Layout, Layout>> batch;
@@ -410,7 +412,8 @@ TEST(EngineLifetime, AThousandContextsComeAndGoInFlatMemory) {
     {
       cl::Context ctx(e->device());
       cl::CommandQueue q(ctx, e->device());
-      Engine mine(ctx(), q());
+      // wait: one compile per context (background would add the agnostic kernel's; the test below covers it).
+      Engine mine = Engine(ctx(), q()).with_policy(CompilePolicy::wait);
       const std::vector<uint8_t> got = reorder(mine, src, c.src, c.dst);
       if (i % 100 == 0) {
         ASSERT_EQ(compare_bytes(got, want), "") << "context " << i;
@@ -428,22 +431,54 @@ TEST(EngineLifetime, AThousandContextsComeAndGoInFlatMemory) {
 #endif
 }
 
-// The compile policies: `agnostic` runs a new shape without compiling anything per shape; `background` runs
-// the shape-agnostic kernel at once and the specialised one from the call after its background compile.
+// A background compile never keeps a released Engine's context: its queued jobs are dropped, and what the job
+// in hand makes is dropped when it ends. Two engines on contexts of their own ask for new kernels and go away
+// at once (the first one's job is usually in hand by then, the second's queued behind it); once the
+// background thread is idle, each context has the reference count it had before its Engine.
+TEST(EngineLifetime, BackgroundCompilesDoNotKeepAReleasedEnginesContext) {
+  REQUIRE_DEVICE(e);
+  TempCache tc;
+  DiskCache::instance().set_directory("off");
+  std::vector<cl::Context> contexts;
+  std::vector<cl::CommandQueue> queues;
+  std::vector<cl_uint> before;
+  for (int k = 0; k < 2; ++k) {
+    contexts.emplace_back(e->device());
+    queues.emplace_back(contexts.back(), e->device());
+    before.push_back(contexts.back().getInfo<CL_CONTEXT_REFERENCE_COUNT>());
+  }
+  for (int k = 0; k < 2; ++k) {
+    Engine engine(contexts[static_cast<size_t>(k)](), queues[static_cast<size_t>(k)]());
+    ASSERT_EQ(engine.policy(), CompilePolicy::background);
+    const Case c = pair_case(50 + k);
+    ReorderResult r;
+    const std::vector<uint8_t> got = reorder(engine, make_pattern(c.src), c.src, c.dst, {}, &r);
+    EXPECT_EQ(r.impl, "agnostic");
+  }
+  wait_for_background_compiles();
+  for (int k = 0; k < 2; ++k) EXPECT_EQ(contexts[static_cast<size_t>(k)].getInfo<CL_CONTEXT_REFERENCE_COUNT>(), before[static_cast<size_t>(k)]) << k;
+}
+
+// The compile policies: `agnostic` runs a new shape without compiling anything per shape; `background` (the
+// default) runs the shape-agnostic kernel at once and the specialised one from the call after its background
+// compile, or at once when it is compiled or stored already; an engine's policy applies where a call sets none.
 TEST(CompilePolicies, NewShapesRunAtOnceAndTheSpecialisedKernelFollows) {
   REQUIRE_DEVICE(e);
   TempCache tc;
   DiskCache::instance().set_directory("off");
-  auto check = [&](const Case& c, CompilePolicy policy, std::string* impl) {
+  auto check_on = [&](const Engine& engine, const Case& c, std::optional<CompilePolicy> policy, std::string* impl) {
     const std::vector<uint8_t> src = visible_sources(c.src, c.dst.data_type(), 1).front();
     std::vector<uint8_t> want(static_cast<size_t>(c.dst.bytes()));
     reference_reorder(c.src, src.data(), c.dst, want.data());
     ReorderOptions opt;
     opt.policy = policy;
     ReorderResult r;
-    const std::vector<uint8_t> got = reorder(*e, src, c.src, c.dst, opt, &r);
+    const std::vector<uint8_t> got = reorder(engine, src, c.src, c.dst, opt, &r);
     *impl = r.impl;
     return compare_bytes(got, want);
+  };
+  auto check = [&](const Case& c, std::optional<CompilePolicy> policy, std::string* impl) {
+    return check_on(*e, c, policy, impl);
   };
   std::string impl;
   // agnostic: the first shape compiles the kernel of its type pair; later shapes of that pair compile nothing.
@@ -468,7 +503,29 @@ TEST(CompilePolicies, NewShapesRunAtOnceAndTheSpecialisedKernelFollows) {
   prepare(*e, {{prepared.src, prepared.dst}});
   ASSERT_EQ(check(prepared, CompilePolicy::background, &impl), "");
   EXPECT_EQ(impl, plan_reorder(e->info(), prepared.src, prepared.dst).impl);
-  // The default compiles and runs the specialised kernel, as before.
+  // wait compiles and runs the specialised kernel.
   ASSERT_EQ(check(pair_case(43), CompilePolicy::wait, &impl), "");
   EXPECT_NE(impl, "agnostic");
+  // No policy in the call: the engine's, background unless chosen; a call's policy wins over the engine's.
+  EXPECT_EQ(e->policy(), CompilePolicy::background);
+  ASSERT_EQ(check(pair_case(44), std::nullopt, &impl), "");
+  EXPECT_EQ(impl, "agnostic");
+  const Engine waiting = e->with_policy(CompilePolicy::wait);
+  EXPECT_EQ(waiting.policy(), CompilePolicy::wait);
+  EXPECT_EQ(e->policy(), CompilePolicy::background);  // a copy: the shared engine is unchanged
+  ASSERT_EQ(check_on(waiting, pair_case(45), std::nullopt, &impl), "");
+  EXPECT_NE(impl, "agnostic");
+  ASSERT_EQ(check_on(waiting, pair_case(46), CompilePolicy::agnostic, &impl), "");
+  EXPECT_EQ(impl, "agnostic");
+  wait_for_background_compiles();
+  // A specialised kernel an earlier process stored is loaded at once under background (a load, no compile).
+  DiskCache::instance().set_directory(tc.dir);
+  const Case stored = pair_case(47);
+  ASSERT_EQ(check(stored, CompilePolicy::wait, &impl), "");
+  release_cached_kernels();  // a new process: nothing in memory, the binary on disk
+  const CacheStats cold = ProgramCache::instance().stats();
+  ASSERT_EQ(check(stored, std::nullopt, &impl), "");
+  EXPECT_EQ(impl, plan_reorder(e->info(), stored.src, stored.dst).impl);
+  EXPECT_EQ(ProgramCache::instance().stats().programs_loaded, cold.programs_loaded + 1);
+  EXPECT_EQ(ProgramCache::instance().stats().programs_built, cold.programs_built);
 }

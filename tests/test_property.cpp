@@ -92,9 +92,11 @@ PropertyCase draw_case(Draw& d, const DeviceInfo& dev, int64_t max_elements) {
 // A -> B -> A on the visible sources (values every type of the pair holds exactly): A's logical elements come
 // back, and its padding is zero.
 std::string round_trip(const Engine& e, const Case& c) {
+  ReorderOptions selected;
+  selected.policy = CompilePolicy::wait;
   for (const std::vector<uint8_t>& a : visible_sources(c.src, c.dst.data_type(), 9)) {
-    const std::vector<uint8_t> b = reorder(e, a, c.src, c.dst);
-    const std::vector<uint8_t> back = reorder(e, b, c.dst, c.src);
+    const std::vector<uint8_t> b = reorder(e, a, c.src, c.dst, selected);
+    const std::vector<uint8_t> back = reorder(e, b, c.dst, c.src, selected);
     std::vector<uint8_t> want(a.size());
     reference_reorder(c.src, a.data(), c.src, want.data());
     const std::string diff = compare_bytes(back, want);

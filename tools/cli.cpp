@@ -15,6 +15,7 @@
 #include <sstream>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 
 #include "clreorder/bench.hpp"
@@ -44,7 +45,9 @@ commands:
       [--input FILE] [--output FILE] [--check] [--device SPEC] [--impl NAME] [--json]
       [--policy wait|background|agnostic]
                                reorder on the device; prints the implementation, where its kernel came from,
-                               the time to the first result (ready), kernel time and GB/s
+                               the time to the first result (ready), kernel time and GB/s. --policy: while the
+                               specialised kernel is not compiled or stored, run the shape-agnostic kernel and
+                               compile it in the background (the default), wait for it, or never compile it
   bench --from FMT --to FMT --shape ... [same layout options] [--impl NAME] [--runs N] [--json]
                                time the reorder (median of N runs, default 25, after warm-up) against
                                clEnqueueCopyBuffer of the destination's bytes in the same run
@@ -382,7 +385,7 @@ std::vector<uint8_t> read_input(const std::string& path, const Layout& layout) {
 // The reorder of `run` and `demo`: lines of text, or with `json` one object at the end (ready_ms: the first
 // reorder from the call to its result on the host, kernel lookup or compile, upload and download included).
 int run_reorder(const Engine& engine, const Pair& pr, const std::string& input, OutputFile* output, bool check,
-                const std::string& impl, bool json = false, CompilePolicy policy = CompilePolicy::wait) {
+                const std::string& impl, bool json = false, std::optional<CompilePolicy> policy = std::nullopt) {
   for (const Layout* l : {&pr.src, &pr.dst}) check_fits_device(engine.info(), *l);  // before allocating the source
   const std::vector<uint8_t> src = input.empty() ? make_pattern(pr.src) : read_input(input, pr.src);
   auto say = [json](const char* fmt, auto... args) {
@@ -450,14 +453,15 @@ CompilePolicy policy_from(const std::string& name) {
 }
 
 int cmd_run(const Args& a, const CliOptions& o) {
-  policy_from(a.get("policy", "wait"));  // checked before any device work
+  const std::optional<CompilePolicy> policy =
+      a.has("policy") ? std::optional<CompilePolicy>(policy_from(a.get("policy"))) : std::nullopt;  // before device work
   Pair pr = pair_from(a);
   if (o.dry_run) return 0;
   std::unique_ptr<OutputFile> output;
   if (a.has("output")) output = std::make_unique<OutputFile>(a.get("output"));
   Engine engine = Engine::open(a.get("device"));
   return run_reorder(engine, pr, a.get("input"), output.get(), a.has("check"), a.get("impl"), a.has("json"),
-                     policy_from(a.get("policy", "wait")));
+                     policy);
 }
 
 int cmd_bench(const Args& a, const CliOptions& o) {

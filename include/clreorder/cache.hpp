@@ -68,6 +68,10 @@ class DiskCache {
   /// warned, and removed so the next store replaces it).
   bool load(const std::string& device_key, const std::string& options, const std::string& common,
             const std::string& entry, const std::string& code, Program* out);
+  /// Whether an index file for that kernel is there (not checked: load() may still reject it). Cheap, so a
+  /// caller can choose between loading a stored binary now and compiling in the background.
+  bool has(const std::string& device_key, const std::string& options, const std::string& entry,
+           const std::string& code) const;
   /// Stores a program's binary and an index for each of its kernels. Failures are counted and warned
   /// about once; they never throw.
   void store(const std::string& device_key, const std::string& options, const std::string& common, const Program& program);

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -13,15 +14,6 @@
 
 namespace clreorder {
 
-/// What a reorder does when its specialised kernel is not compiled yet (in this process, or in the persistent
-/// cache's memory once loaded).
-enum class CompilePolicy {
-  wait,        ///< compile it, then run it (the default for now)
-  background,  ///< run the shape-agnostic kernel now; compile the specialised one on a background thread and use
-               ///< it from the call after it is ready
-  agnostic,    ///< never compile per shape: the shape-agnostic kernel (one per type pair)
-};
-
 /// Per-call choices.
 struct ReorderOptions {
   std::string force_impl;  ///< implementation name to use (else CLREORDER_FORCE_IMPL, else the selector's choice)
@@ -31,8 +23,9 @@ struct ReorderOptions {
   /// Events the kernel waits for (in any queue of the same context): with the returned event, what orders a
   /// reorder on an out-of-order queue.
   std::vector<cl::Event> wait_list;
-  /// What to do when the specialised kernel is not compiled yet; a forced implementation is always compiled.
-  CompilePolicy policy = CompilePolicy::wait;
+  /// What to do when the specialised kernel is not compiled yet; unset: the engine's policy (Engine::policy(),
+  /// `background` unless chosen), or `background` on a bare queue. A forced implementation is always compiled.
+  std::optional<CompilePolicy> policy;
 };
 
 /// What a reorder did.

@@ -35,6 +35,10 @@ struct DeviceInfo {
   bool fp16 = false;             ///< cl_khr_fp16
   bool fp64 = false;             ///< cl_khr_fp64 (double): f64 layouts are refused without it
   bool is_default = false;       ///< what an empty device choice picks
+  /// Whether its OpenCL runtime takes calls from several threads at once, as the standard asks. False for
+  /// Oclgrind (its issue #28: two builds at once crash its compiler), where the `background` policy compiles
+  /// in the calling thread instead.
+  bool thread_safe = true;
   cl::Device device;
 };
 
@@ -48,6 +52,15 @@ std::vector<DeviceInfo> list_devices();
 /// or device name; empty means CLREORDER_DEVICE, and when that is unset too, the default. Throws listing
 /// the devices there are when nothing matches or there is no OpenCL device.
 DeviceInfo choose_device(const std::string& spec = "");
+
+/// What a reorder does when its specialised kernel is neither compiled in this process nor stored in the
+/// persistent cache (a stored one is loaded at once: a load, not a compile).
+enum class CompilePolicy {
+  wait,        ///< compile it, then run it
+  background,  ///< the default: run the shape-agnostic kernel now (one per type pair, compiled once and stored);
+               ///< compile the specialised one on a background thread and use it from the call after it is ready
+  agnostic,    ///< never compile per shape: the shape-agnostic kernel
+};
 
 /// A context, device and in-order queue (with profiling) to run reorders on: our own, or the caller's. Its
 /// members are const: one Engine may be shared by threads (OpenCL enqueues are thread-safe). Copies share
@@ -68,6 +81,15 @@ class Engine {
   const cl::CommandQueue& queue() const { return queue_; }
   /// The device as `clreorder devices` lists it.
   const DeviceInfo& info() const { return info_; }
+  /// What its reorders do while a specialised kernel is not compiled (a call's ReorderOptions::policy wins).
+  CompilePolicy policy() const { return policy_; }
+  /// A copy with another policy, sharing this engine's context, queue and lifetime (Engines are values, so a
+  /// runtime that shares one across threads never sees it change).
+  Engine with_policy(CompilePolicy policy) const {
+    Engine e = *this;
+    e.policy_ = policy;
+    return e;
+  }
 
  private:
   Engine() = default;
@@ -76,6 +98,7 @@ class Engine {
   cl::Device device_;
   cl::CommandQueue queue_;
   DeviceInfo info_;
+  CompilePolicy policy_ = CompilePolicy::background;
   std::shared_ptr<void> lifetime_;  // its deleter drops the caches' entries of context_
 };
 
@@ -136,6 +159,9 @@ class ProgramCache {
   void clear();
   /// Whether `src` is compiled for this context and device already (a lookup compiles nothing then).
   bool cached(const cl::Context& ctx, const cl::Device& dev, const KernelSource& src);
+  /// Whether `src` is cached or stored in the persistent cache: a lookup loads at most a binary then, no
+  /// compile (unless the stored file turns out unusable).
+  bool stored(const cl::Context& ctx, const cl::Device& dev, const KernelSource& src);
   /// Drops the entries of one context (and with them the cache's references to it).
   void clear(cl_context context);
 
