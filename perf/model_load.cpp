@@ -1,11 +1,16 @@
 // How soon a new process has its reorders' results: the first reorder after device set-up, and a model load
 // of 50 weight reorders (distinct shapes, oiyx -> os_is_yx_isv16_osv16), batched with prepare() or one by
 // one. Run in a fresh process per measurement by perf/model_load.sh, with the caches cold or warm.
-//   clreorder_model_load first|batched|one-by-one
+//   clreorder_model_load first|batched|one-by-one [background|wait|agnostic] [--settle]
+// The policy (default background, the library's) applies to the reorders; `batched` compiles first anyway.
+// --settle: after measuring, wait for the background compiles and stores, as a runtime that keeps running
+// would (perf/model_load.sh warms the caches so).
 // Prints one JSON line: the mode, milliseconds from the end of device set-up to the last result on the host,
-// and how many programs were compiled and loaded from the kernel cache.
+// how many programs were compiled (by then, background compiles included) and loaded from the kernel cache,
+// and how many of the results the shape-agnostic kernel made.
 #include <chrono>
 #include <cstdio>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -32,13 +37,17 @@ std::vector<std::pair<Layout, Layout>> model() {
 }  // namespace
 
 int main(int argc, char** argv) {
-  const std::string mode = argc == 2 ? argv[1] : "";
-  if (mode != "first" && mode != "batched" && mode != "one-by-one") {
-    std::fprintf(stderr, "usage: clreorder_model_load first|batched|one-by-one\n");
+  const bool settle = argc >= 2 && std::string(argv[argc - 1]) == "--settle";
+  if (settle) --argc;
+  const std::string mode = argc >= 2 ? argv[1] : "", policy = argc >= 3 ? argv[2] : "background";
+  const std::map<std::string, CompilePolicy> policies = {
+      {"background", CompilePolicy::background}, {"wait", CompilePolicy::wait}, {"agnostic", CompilePolicy::agnostic}};
+  if ((mode != "first" && mode != "batched" && mode != "one-by-one") || argc > 3 || !policies.count(policy)) {
+    std::fprintf(stderr, "usage: clreorder_model_load first|batched|one-by-one [background|wait|agnostic] [--settle]\n");
     return 2;
   }
   try {
-    Engine engine = Engine::open();
+    const Engine engine = Engine::open().with_policy(policies.at(policy));
     std::vector<std::pair<Layout, Layout>> pairs;
     if (mode == "first") {
       const Format from = format_from_name("bfyx"), to = format_from_name("b_fs_yx_fsv16");
@@ -50,14 +59,19 @@ int main(int argc, char** argv) {
     for (const auto& p : pairs) sources.push_back(make_pattern(p.first));
     const auto t0 = std::chrono::steady_clock::now();
     if (mode == "batched") prepare(engine, pairs);
-    size_t bytes = 0;
-    for (size_t k = 0; k < pairs.size(); ++k) bytes += reorder(engine, sources[k], pairs[k].first, pairs[k].second).size();
+    size_t bytes = 0, agnostic_runs = 0;
+    for (size_t k = 0; k < pairs.size(); ++k) {
+      ReorderResult r;
+      bytes += reorder(engine, sources[k], pairs[k].first, pairs[k].second, {}, &r).size();
+      agnostic_runs += r.impl == "agnostic";
+    }
     const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     const CacheStats s = ProgramCache::instance().stats();
-    std::printf("{\"mode\": \"%s\", \"reorders\": %zu, \"ms\": %.2f, \"programs_compiled\": %llu, \"programs_loaded\": %llu, "
-                "\"bytes\": %zu}\n",
-                mode.c_str(), pairs.size(), ms, static_cast<unsigned long long>(s.programs_built),
-                static_cast<unsigned long long>(s.programs_loaded), bytes);
+    std::printf("{\"mode\": \"%s\", \"policy\": \"%s\", \"reorders\": %zu, \"ms\": %.2f, \"programs_compiled\": %llu, "
+                "\"programs_loaded\": %llu, \"agnostic_runs\": %zu, \"bytes\": %zu}\n",
+                mode.c_str(), policy.c_str(), pairs.size(), ms, static_cast<unsigned long long>(s.programs_built),
+                static_cast<unsigned long long>(s.programs_loaded), agnostic_runs, bytes);
+    if (settle) wait_for_background_compiles();
   } catch (const std::exception& e) {
     std::fprintf(stderr, "clreorder_model_load: %s\n", e.what());
     return 2;

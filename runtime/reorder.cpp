@@ -1,10 +1,14 @@
 // The reorder API: selector -> program cache -> enqueue.
 #include "clreorder/reorder.hpp"
 
+#include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdlib>
 #include <deque>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <thread>
 #include <unordered_map>
@@ -70,6 +74,7 @@ struct Dispatch {
   KernelHandle kernel;
   cl::NDRange global, local;
   cl::Buffer plans;  // a shape-agnostic kernel's plans table, made once per problem and context
+  std::atomic<bool> launched{false};  // its first launch was noted (PoCL finishes compiling a kernel then)
 };
 
 std::string env(const char* name) {
@@ -128,27 +133,14 @@ std::shared_ptr<Dispatch> make_dispatch(const cl::Context& ctx, const cl::Device
   return record_dispatch(ctx, dev, plan_reorder(describe_device(dev), src, dst, force), key);
 }
 
-// Drops the dispatch entries and cached kernels of one context (and with them the references to it).
-void drop_cached_kernels_of(cl_context context) {
-  std::vector<std::shared_ptr<Dispatch>> dropped;  // released after the lock
-  {
-    std::lock_guard<std::mutex> guard(dispatch_table().mutex);
-    auto& table = dispatch_table().entries;
-    for (auto it = table.begin(); it != table.end();) {
-      if (it->second->context() == context) {
-        dropped.push_back(std::move(it->second));
-        it = table.erase(it);
-      } else {
-        ++it;
-      }
-    }
-  }
-  ProgramCache::instance().clear(context);
-}
-
-// One thread that compiles specialised kernels for the `background` policy, one job at a time, and records
-// their dispatches; never destroyed (no OpenCL call from a static destructor): an atexit handler lets the
-// job in hand finish and stops the thread before the OpenCL implementation's own statics go.
+// One thread for the work a caller should not wait for: the specialised kernels of the `background` policy,
+// compiled a batch at a time, and the persistent copies of programs the callers compiled (ProgramCache's
+// deferred stores). It works when the callers are quiet (no kernel being looked up or compiled for a short
+// while, or after a longest delay), since on PoCL a compile holds a lock that a caller's first launch of a
+// kernel needs too. Never destroyed (no OpenCL call from a static destructor). Releasing a context's caches
+// (an Engine's last copy) waits for its work in hand and writes its deferred stores; an atexit handler, the
+// last resort of bare-queue callers, lets the work in hand finish and stops the thread, though statics the
+// compiler constructs after the handler's registration are destroyed before it runs.
 class BackgroundCompiler {
  public:
   static BackgroundCompiler& instance() {
@@ -163,32 +155,64 @@ class BackgroundCompiler {
   void submit(const std::string& key, const cl::Context& ctx, const cl::Device& dev, const Layout& src, const Layout& dst) {
     std::lock_guard<std::mutex> guard(mutex_);
     if (stopping_ || !known_.insert(key).second) return;
+    note_work();
     jobs_.push_back(Job{key, ctx, dev, src, dst});
-    if (!thread_.joinable()) {
-      thread_ = std::thread([this] { run(); });
-      std::atexit([] { BackgroundCompiler::instance().stop(); });
+    start();
+  }
+  // A caller looks up or compiles a kernel while this lives: background work waits.
+  class Foreground {
+   public:
+    Foreground() {
+      std::lock_guard<std::mutex> guard(instance().mutex_);
+      ++instance().foreground_;
     }
-    wake_.notify_all();
+    ~Foreground() {
+      const bool stores = ProgramCache::instance().pending_store_context() != nullptr;
+      BackgroundCompiler& b = instance();
+      std::lock_guard<std::mutex> guard(b.mutex_);
+      --b.foreground_;
+      b.last_activity_ = std::chrono::steady_clock::now();
+      if (stores && !b.stopping_) {
+        if (!b.stores_) b.note_work();
+        b.stores_ = true;
+        b.start();
+      }
+      b.wake_.notify_all();
+    }
+    Foreground(const Foreground&) = delete;
+    Foreground& operator=(const Foreground&) = delete;
+  };
+  // The event of a dispatch's first launch: background work waits for it too, since the driver may still
+  // compile for that launch (PoCL builds the work-group function then).
+  void note_first_launch(const cl::Event& event) {
+    std::lock_guard<std::mutex> guard(mutex_);
+    launches_.push_back(event);
   }
   void wait_idle() {
     std::unique_lock<std::mutex> lock(mutex_);
-    idle_.wait(lock, [this] { return jobs_.empty() && !busy_; });
+    idle_.wait(lock, [this] { return jobs_.empty() && !stores_ && !busy_; });
   }
-  // Drops the queued jobs of a context whose caches are being released (null: of every context), and marks
-  // the job in hand of that context, so what it makes is dropped when it ends: an Engine that goes away is
-  // never kept alive by a compile it asked for, and its destruction does not wait for one.
+  // Drops the queued jobs of a context whose caches are being released (null: of every context), waits for
+  // work in hand for it and writes its deferred stores, so that the caller's release then drops everything
+  // kept for that context. The wait is deliberate: a compile still running when the process exits can meet
+  // a compiler whose static objects exit has begun to destroy (PoCL's LLVM crashed so), and an Engine going
+  // away is the last moment the library knows of before that.
   void forget(cl_context context) {
-    std::lock_guard<std::mutex> guard(mutex_);
-    for (auto it = jobs_.begin(); it != jobs_.end();) {
-      if (!context || it->ctx() == context) {
-        known_.erase(it->key);
-        it = jobs_.erase(it);
-      } else {
-        ++it;
+    {
+      std::unique_lock<std::mutex> lock(mutex_);
+      for (auto it = jobs_.begin(); it != jobs_.end();) {
+        if (!context || it->ctx() == context) {
+          known_.erase(it->key);
+          it = jobs_.erase(it);
+        } else {
+          ++it;
+        }
       }
+      idle_.notify_all();
+      if (std::this_thread::get_id() == thread_.get_id()) return;
+      idle_.wait(lock, [&] { return !busy_ || (context && current_ != context); });
     }
-    if (busy_ && (!context || current_ == context)) forgotten_ = true;
-    idle_.notify_all();
+    ProgramCache::instance().store_pending(context);
   }
 
  private:
@@ -198,36 +222,116 @@ class BackgroundCompiler {
     cl::Device dev;
     Layout src, dst;
   };
+  // Under mutex_: work arrives; the longest delay counts from the oldest waiting work.
+  void note_work() {
+    if (jobs_.empty() && !stores_) pending_since_ = std::chrono::steady_clock::now();
+  }
+  // Under mutex_.
+  void start() {
+    if (!thread_.joinable()) {
+      thread_ = std::thread([this] { run(); });
+      std::atexit([] { BackgroundCompiler::instance().stop(); });
+    }
+    wake_.notify_all();
+  }
+  // Under `lock`: until the callers are quiet (and their first launches done), the longest delay is over,
+  // or stop. Launches are polled: an event cannot be waited for with a time limit, and one may wait for a
+  // user event that never comes.
+  void wait_for_quiet(std::unique_lock<std::mutex>& lock) {
+    for (;;) {
+      const size_t launched = launches_.size();
+      launches_.erase(std::remove_if(launches_.begin(), launches_.end(),
+                                     [](const cl::Event& e) {
+                                       cl_int status = CL_COMPLETE;
+                                       e.getInfo(CL_EVENT_COMMAND_EXECUTION_STATUS, &status);
+                                       return status <= CL_COMPLETE;  // done, or failed
+                                     }),
+                      launches_.end());
+      const auto now = std::chrono::steady_clock::now();
+      if (launches_.size() != launched) last_activity_ = now;  // the caller goes on from there
+      const auto quiet_at = last_activity_ + kQuiet, give_up_at = pending_since_ + kLongestDelay;
+      if (stopping_ || now >= give_up_at || (foreground_ == 0 && launches_.empty() && now >= quiet_at)) return;
+      auto until = foreground_ ? give_up_at : std::min(quiet_at, give_up_at);
+      if (!launches_.empty()) until = std::min(until, now + kPoll);
+      wake_.wait_until(lock, until);
+    }
+  }
   void run() {
     for (;;) {
       std::unique_lock<std::mutex> lock(mutex_);
-      wake_.wait(lock, [this] { return stopping_ || !jobs_.empty(); });
+      wake_.wait(lock, [this] { return stopping_ || !jobs_.empty() || stores_; });
+      wait_for_quiet(lock);
+      launches_.clear();  // given up on, or done
       if (stopping_) break;
-      Job job = std::move(jobs_.front());
-      jobs_.pop_front();
+      if (stores_) {
+        const cl_context store_ctx = ProgramCache::instance().pending_store_context();
+        if (!store_ctx) {
+          stores_ = false;
+          idle_.notify_all();
+          continue;
+        }
+        busy_ = true;
+        current_ = store_ctx;
+        lock.unlock();
+        ProgramCache::instance().store_pending(store_ctx);
+        lock.lock();
+        busy_ = false;
+        current_ = nullptr;
+        idle_.notify_all();
+        continue;
+      }
+      // The jobs queued for the front job's context and device, compiled as one program: a model load
+      // that runs many new shapes at once pays one compile for their specialised kernels, not one each.
+      std::vector<Job> batch;
+      for (auto it = jobs_.begin(); it != jobs_.end() && batch.size() < kBatch;) {
+        if (batch.empty() || (it->ctx() == batch.front().ctx() && it->dev() == batch.front().dev())) {
+          batch.push_back(std::move(*it));
+          it = jobs_.erase(it);
+        } else {
+          ++it;
+        }
+      }
+      const cl::Context ctx = batch.front().ctx;
+      const cl::Device dev = batch.front().dev;
       busy_ = true;
-      current_ = job.ctx();
-      forgotten_ = false;
+      current_ = ctx();
       lock.unlock();
-      bool ok = true;
+      std::vector<bool> ok(batch.size(), false);
       try {
-        make_dispatch(job.ctx, job.dev, job.src, job.dst, "", job.key);
+        const DeviceInfo info = describe_device(dev);
+        std::vector<KernelData> planned;
+        std::vector<KernelSource> sources;
+        for (const Job& job : batch) {
+          planned.push_back(plan_reorder(info, job.src, job.dst, ""));
+          sources.push_back(planned.back().source);
+        }
+        ProgramCache::instance().build(ctx, dev, sources);
+        for (size_t k = 0; k < batch.size(); ++k) {
+          record_dispatch(ctx, dev, planned[k], batch[k].key);
+          ok[k] = true;
+        }
       } catch (...) {
-        ok = false;  // the calls of this problem keep the agnostic kernel
+        // One at a time then, so that a kernel that fails to build keeps only its own calls on the agnostic one.
+        for (size_t k = 0; k < batch.size(); ++k) {
+          if (ok[k]) continue;
+          try {
+            make_dispatch(ctx, dev, batch[k].src, batch[k].dst, "", batch[k].key);
+            ok[k] = true;
+          } catch (...) {
+          }
+        }
       }
       lock.lock();
-      if (ok) known_.erase(job.key);
-      if (forgotten_) {
-        lock.unlock();
-        drop_cached_kernels_of(job.ctx());
-        lock.lock();
-      }
+      for (size_t k = 0; k < batch.size(); ++k)
+        if (ok[k]) known_.erase(batch[k].key);
+      if (!jobs_.empty()) pending_since_ = std::chrono::steady_clock::now();
       busy_ = false;
       current_ = nullptr;
       idle_.notify_all();
     }
     std::lock_guard<std::mutex> guard(mutex_);
     jobs_.clear();
+    stores_ = false;
     idle_.notify_all();
   }
   void stop() {
@@ -238,13 +342,21 @@ class BackgroundCompiler {
     wake_.notify_all();
     if (thread_.joinable()) thread_.join();
   }
+  static constexpr size_t kBatch = 64;  // most jobs compiled as one program
+  // Background work starts once no caller has looked up or compiled a kernel for kQuiet, or kLongestDelay
+  // after it arrived, whichever is first: a model load's burst of new shapes is not slowed by it (and its
+  // jobs go as one batch), and a stream of new shapes does not starve it.
+  static constexpr std::chrono::milliseconds kQuiet{30}, kLongestDelay{5000}, kPoll{2};
   std::mutex mutex_;
   std::condition_variable wake_, idle_;
   std::deque<Job> jobs_;
   std::set<std::string> known_;
   bool busy_ = false, stopping_ = false;
-  cl_context current_ = nullptr;  // the context of the job in hand
-  bool forgotten_ = false;        // that context's caches were released while it compiled
+  bool stores_ = false;           // ProgramCache may hold deferred stores
+  int foreground_ = 0;            // callers looking up or compiling a kernel now
+  std::vector<cl::Event> launches_;  // first launches not seen complete yet
+  std::chrono::steady_clock::time_point last_activity_{}, pending_since_{};
+  cl_context current_ = nullptr;  // the context of the work in hand
   std::thread thread_;
 };
 
@@ -253,6 +365,7 @@ std::shared_ptr<Dispatch> dispatch_for(const cl::CommandQueue& queue, const cl::
   const cl::Device dev = queue.getInfo<CL_QUEUE_DEVICE>();
   const std::string key = dispatch_key(ctx, dev, src, dst, force);
   if (auto d = cached_dispatch(key)) return d;
+  const BackgroundCompiler::Foreground busy;
   if (!force.empty() || !env("CLREORDER_FORCE_IMPL").empty() || policy == CompilePolicy::wait)
     return make_dispatch(ctx, dev, src, dst, force, key);
   if (policy == CompilePolicy::background && !BackgroundCompiler::instance().known(key)) {
@@ -317,11 +430,15 @@ ReorderResult enqueue_reorder(const cl::CommandQueue& queue, const cl::Buffer& s
     res.impl = d->impl;
     res.entry = d->entry;
     {
+      // A first launch counts as the caller's activity too: PoCL compiles the work-group function in it.
+      std::optional<BackgroundCompiler::Foreground> first_launch;
+      if (!d->launched.load(std::memory_order_relaxed)) first_launch.emplace();
       LockedKernel k(d->kernel);
       set_reorder_args(k.kernel, src, src_offset / size_of(src_layout.data_type()), dst,
                        dst_offset / size_of(dst_layout.data_type()), d->plans);
       queue.enqueueNDRangeKernel(k.kernel, cl::NullRange, d->global, d->local,
                                  opt.wait_list.empty() ? nullptr : &opt.wait_list, &res.event);
+      if (!d->launched.exchange(true)) BackgroundCompiler::instance().note_first_launch(res.event);
     }
     if (opt.wait) {
       res.event.wait();
@@ -383,7 +500,20 @@ void wait_for_background_compiles() { BackgroundCompiler::instance().wait_idle()
 
 void release_cached_kernels_of(const cl::Context& context) {
   BackgroundCompiler::instance().forget(context());
-  drop_cached_kernels_of(context());
+  std::vector<std::shared_ptr<Dispatch>> dropped;  // released after the lock
+  {
+    std::lock_guard<std::mutex> guard(dispatch_table().mutex);
+    auto& table = dispatch_table().entries;
+    for (auto it = table.begin(); it != table.end();) {
+      if (it->second->context() == context()) {
+        dropped.push_back(std::move(it->second));
+        it = table.erase(it);
+      } else {
+        ++it;
+      }
+    }
+  }
+  ProgramCache::instance().clear(context());
 }
 
 void release_cached_kernels() {

@@ -215,6 +215,28 @@ struct ProgramCache::Entry {
   std::shared_ptr<std::mutex> mutex = std::make_shared<std::mutex>();
 };
 
+// A built program whose persistent copy is still to be written.
+struct ProgramCache::PendingStore {
+  cl::Program program;
+  cl_context context;
+  std::string device_key, options, common;
+  DiskCache::Program stored;  // its kernels; the binary is asked for when stored
+};
+
+// Asks the driver for the program's binary and writes it with its kernel list; a driver that cannot hand out
+// binaries just gets no persistent cache.
+void store_binary(const cl::Program& program, const std::string& device_key, const std::string& options,
+                  const std::string& common, DiskCache::Program stored) {
+  try {
+    std::vector<std::vector<unsigned char>> binaries = program.getInfo<CL_PROGRAM_BINARIES>();
+    if (binaries.size() == 1 && !binaries[0].empty()) {
+      stored.binary = std::move(binaries[0]);
+      DiskCache::instance().store(device_key, options, common, stored);
+    }
+  } catch (const std::exception&) {
+  }
+}
+
 struct ProgramCache::Flight {
   cl_context context;
   cl_device_id device;
@@ -269,12 +291,12 @@ std::shared_ptr<ProgramCache::Flight> ProgramCache::flight(const cl::Context& ct
 
 std::vector<std::shared_ptr<ProgramCache::Entry>> ProgramCache::make(const cl::Context& ctx, const cl::Device& dev,
                                                                      const std::vector<const KernelSource*>& sources,
-                                                                     CacheStats* counts) {
+                                                                     CacheStats* counts,
+                                                                     std::vector<std::shared_ptr<PendingStore>>* deferred) {
   std::vector<std::shared_ptr<Entry>> made;
   std::vector<bool> have(sources.size(), false);
   const std::string common = embedded_kernel("common.cl");
-  auto add = [&](size_t i, const cl::Program& program) {
-    const KernelSource& s = *sources[i];
+  auto entry_of = [&](const KernelSource& s, const cl::Program& program) {
     auto e = std::make_shared<Entry>();
     e->context = ctx;
     e->device = dev();
@@ -288,7 +310,10 @@ std::vector<std::shared_ptr<ProgramCache::Entry>> ProgramCache::make(const cl::C
     } catch (...) {
       rethrow_cl("creating kernel " + s.entry);
     }
-    made.push_back(e);
+    return e;
+  };
+  auto add = [&](size_t i, const cl::Program& program) {
+    made.push_back(entry_of(*sources[i], program));
     have[i] = true;
     ++counts->kernels_built;
   };
@@ -309,13 +334,15 @@ std::vector<std::shared_ptr<ProgramCache::Entry>> ProgramCache::make(const cl::C
       continue;
     }
     ++counts->programs_loaded;
-    for (size_t j = i; j < sources.size(); ++j) {
-      if (have[j] || sources[j]->options != s.options) continue;
-      for (const auto& k : stored.kernels)
-        if (k.first == sources[j]->entry && k.second == sources[j]->code) {
-          add(j, program);
-          break;
-        }
+    // Its other kernels come along (a model's batch, stored by a background compile, is looked up one
+    // kernel at a time by the reorders that follow); build() publishes those nobody has yet.
+    for (const auto& k : stored.kernels) {
+      bool asked = false;
+      for (size_t j = i; j < sources.size() && !asked; ++j) {
+        asked = !have[j] && sources[j]->options == s.options && k.first == sources[j]->entry && k.second == sources[j]->code;
+        if (asked) add(j, program);
+      }
+      if (!asked) made.push_back(entry_of(KernelSource{k.first, k.second, s.options}, program));
     }
   }
   // The rest from source: one program per set of build options, stored for the next process.
@@ -348,22 +375,17 @@ std::vector<std::shared_ptr<ProgramCache::Entry>> ProgramCache::make(const cl::C
     }
     ++counts->programs_built;
     for (size_t i : members) add(i, program);
-    if (!dkey.empty()) {
-      try {
-        std::vector<std::vector<unsigned char>> binaries = program.getInfo<CL_PROGRAM_BINARIES>();
-        if (binaries.size() == 1 && !binaries[0].empty()) {
-          stored.binary = std::move(binaries[0]);
-          disk.store(dkey, options, common, stored);
-        }
-      } catch (const std::exception&) {
-        // A driver that cannot hand out binaries just gets no persistent cache.
-      }
-    }
+    if (dkey.empty()) continue;
+    if (deferred)
+      deferred->push_back(std::make_shared<PendingStore>(PendingStore{program, ctx(), dkey, options, common, std::move(stored)}));
+    else
+      store_binary(program, dkey, options, common, std::move(stored));
   }
   return made;
 }
 
-void ProgramCache::build(const cl::Context& ctx, const cl::Device& dev, const std::vector<KernelSource>& sources) {
+void ProgramCache::build(const cl::Context& ctx, const cl::Device& dev, const std::vector<KernelSource>& sources,
+                         bool defer_store) {
   // Claim what nobody has or builds; wait for what another thread builds. No lock while compiling.
   std::vector<const KernelSource*> mine;
   std::vector<std::shared_ptr<Flight>> claimed, theirs;
@@ -392,11 +414,12 @@ void ProgramCache::build(const cl::Context& ctx, const cl::Device& dev, const st
   }
   std::string error;
   std::vector<std::shared_ptr<Entry>> made;
+  std::vector<std::shared_ptr<PendingStore>> deferred;
   CacheStats counts;
   if (!mine.empty()) {
     const auto t0 = std::chrono::steady_clock::now();
     try {
-      made = make(ctx, dev, mine, &counts);
+      made = make(ctx, dev, mine, &counts, defer_store ? &deferred : nullptr);
     } catch (const std::exception& e) {
       error = e.what();
     }
@@ -404,7 +427,10 @@ void ProgramCache::build(const cl::Context& ctx, const cl::Device& dev, const st
   }
   {
     std::lock_guard<std::mutex> guard(mutex_);
-    for (const auto& e : made) entries_.emplace(e->hash, e);
+    for (const auto& e : made)
+      if (!find(e->context, cl::Device(e->device, true), KernelSource{e->entry, e->code, e->options}, e->hash))
+        entries_.emplace(e->hash, e);
+    pending_stores_.insert(pending_stores_.end(), deferred.begin(), deferred.end());
     stats_.programs_built += counts.programs_built;
     stats_.programs_loaded += counts.programs_loaded;
     stats_.kernels_built += counts.kernels_built;
@@ -433,7 +459,7 @@ KernelHandle ProgramCache::handle(const cl::Context& ctx, const cl::Device& dev,
     if (e) ++stats_.hits;
   }
   if (!e) {
-    build(ctx, dev, {src});
+    build(ctx, dev, {src}, describe_device(dev).thread_safe);
     std::lock_guard<std::mutex> guard(mutex_);
     e = find(ctx, dev, src, h);
   }
@@ -454,11 +480,34 @@ CacheStats ProgramCache::stats() const {
 void ProgramCache::clear() {
   std::lock_guard<std::mutex> guard(mutex_);
   entries_.clear();
+  pending_stores_.clear();  // unwritten: release_cached_kernels() writes them first
 }
 
 bool ProgramCache::cached(const cl::Context& ctx, const cl::Device& dev, const KernelSource& src) {
   std::lock_guard<std::mutex> guard(mutex_);
   return find(ctx, dev, src, entry_hash(src)) != nullptr;
+}
+
+size_t ProgramCache::store_pending(cl_context context) {
+  std::vector<std::shared_ptr<PendingStore>> mine;
+  {
+    std::lock_guard<std::mutex> guard(mutex_);
+    for (auto it = pending_stores_.begin(); it != pending_stores_.end();) {
+      if (!context || (*it)->context == context) {
+        mine.push_back(std::move(*it));
+        it = pending_stores_.erase(it);
+      } else {
+        ++it;
+      }
+    }
+  }
+  for (const auto& p : mine) store_binary(p->program, p->device_key, p->options, p->common, std::move(p->stored));
+  return mine.size();
+}
+
+cl_context ProgramCache::pending_store_context() const {
+  std::lock_guard<std::mutex> guard(mutex_);
+  return pending_stores_.empty() ? nullptr : pending_stores_.front()->context;
 }
 
 bool ProgramCache::stored(const cl::Context& ctx, const cl::Device& dev, const KernelSource& src) {
@@ -469,8 +518,17 @@ bool ProgramCache::stored(const cl::Context& ctx, const cl::Device& dev, const K
 
 void ProgramCache::clear(cl_context context) {
   std::vector<std::shared_ptr<Entry>> dropped;  // released after the lock
+  std::vector<std::shared_ptr<PendingStore>> unwritten;
   {
     std::lock_guard<std::mutex> guard(mutex_);
+    for (auto it = pending_stores_.begin(); it != pending_stores_.end();) {
+      if ((*it)->context == context) {
+        unwritten.push_back(std::move(*it));
+        it = pending_stores_.erase(it);
+      } else {
+        ++it;
+      }
+    }
     for (auto it = entries_.begin(); it != entries_.end();) {
       if (it->second->context() == context) {
         dropped.push_back(std::move(it->second));

@@ -76,8 +76,11 @@ Case pair_case(int64_t f, DataType t = DataType::f32) {
   return make_case(Format::parse("bfyx"), Format::parse("b_fs_yx_fsv16"), {2, f, 3, 5}, t, t);
 }
 
+// A reorder, then the background work (its deferred store included), so the cache's files are there after.
 std::string run_once(const Engine& e, const Case& c) {
-  return run_case(e, c, visible_sources(c.src, c.dst.data_type(), 1).front());
+  const std::string err = run_case(e, c, visible_sources(c.src, c.dst.data_type(), 1).front());
+  wait_for_background_compiles();
+  return err;
 }
 
 }  // namespace
@@ -109,6 +112,33 @@ TEST(DiskCache, AStoredKernelIsLoadedInsteadOfCompiled) {
   EXPECT_TRUE(tc.warnings.empty());
   EXPECT_EQ(DiskCache::instance().clear(), 2u);
   EXPECT_EQ(DiskCache::instance().info().bytes, 0u);
+}
+
+// A compile a caller waits for leaves its persistent copy for later (on PoCL, asking for the binary compiles
+// the program again): nothing is written by the build, store_pending() writes it, and releasing a context
+// writes what is still pending for it.
+TEST(DiskCache, DeferredStoresAreWrittenOffTheCallersPath) {
+  REQUIRE_DEVICE(e);
+  TempCache tc;
+  const KernelSource first = plan_reorder(e->info(), pair_case(24).src, pair_case(24).dst).source;
+  const KernelSource second = plan_reorder(e->info(), pair_case(25).src, pair_case(25).dst).source;
+  ProgramCache::instance().build(e->context(), e->device(), {first}, true);
+  EXPECT_EQ(DiskCache::instance().stats().stored, 0u);
+  EXPECT_TRUE(tc.files(".clrp").empty());
+  EXPECT_EQ(ProgramCache::instance().pending_store_context(), e->context()());
+  EXPECT_EQ(ProgramCache::instance().store_pending(e->context()()), 1u);
+  EXPECT_EQ(DiskCache::instance().stats().stored, 1u);
+  EXPECT_EQ(tc.files(".clrp").size(), 1u);
+  EXPECT_EQ(ProgramCache::instance().pending_store_context(), nullptr);
+  // Released before the background thread got to it: written by the release.
+  cl::Context ctx(e->device());
+  ProgramCache::instance().build(ctx, e->device(), {second}, true);
+  EXPECT_EQ(ProgramCache::instance().pending_store_context(), ctx());
+  release_cached_kernels_of(ctx);
+  EXPECT_EQ(ProgramCache::instance().pending_store_context(), nullptr);
+  EXPECT_EQ(DiskCache::instance().stats().stored, 2u);
+  EXPECT_EQ(tc.files(".clrp").size(), 2u);
+  EXPECT_TRUE(tc.warnings.empty());
 }
 
 TEST(DiskCache, ABatchIsOneProgramAndComesBackWhole) {
@@ -528,4 +558,39 @@ TEST(CompilePolicies, NewShapesRunAtOnceAndTheSpecialisedKernelFollows) {
   EXPECT_EQ(impl, plan_reorder(e->info(), stored.src, stored.dst).impl);
   EXPECT_EQ(ProgramCache::instance().stats().programs_loaded, cold.programs_loaded + 1);
   EXPECT_EQ(ProgramCache::instance().stats().programs_built, cold.programs_built);
+}
+
+// New shapes met at once (a model load under the default policy) compile in the background as few programs:
+// the jobs queued while one compiles go together, and each shape then runs its specialised kernel.
+TEST(CompilePolicies, ManyNewShapesCompileInTheBackgroundAsFewPrograms) {
+  REQUIRE_DEVICE(e);
+  TempCache tc;
+  DiskCache::instance().set_directory("off");
+  std::string impl;
+  auto run = [&](const Case& c, std::optional<CompilePolicy> policy) {
+    const std::vector<uint8_t> src = visible_sources(c.src, c.dst.data_type(), 1).front();
+    std::vector<uint8_t> want(static_cast<size_t>(c.dst.bytes()));
+    reference_reorder(c.src, src.data(), c.dst, want.data());
+    ReorderOptions opt;
+    opt.policy = policy;
+    ReorderResult r;
+    const std::string diff = compare_bytes(reorder(*e, src, c.src, c.dst, opt, &r), want);
+    impl = r.impl;
+    return diff;
+  };
+  ASSERT_EQ(run(pair_case(60, DataType::u16), CompilePolicy::agnostic), "");  // the type pair's agnostic kernel
+  const CacheStats before = ProgramCache::instance().stats();
+  for (int64_t f = 61; f < 73; ++f) {
+    ASSERT_EQ(run(pair_case(f, DataType::u16), std::nullopt), "") << f;
+    EXPECT_EQ(impl, "agnostic") << f;
+  }
+  wait_for_background_compiles();
+  const CacheStats after = ProgramCache::instance().stats();
+  EXPECT_EQ(after.kernels_built - before.kernels_built, 12u);
+  EXPECT_LT(after.programs_built - before.programs_built, 12u);
+  for (int64_t f = 61; f < 73; ++f) {
+    ASSERT_EQ(run(pair_case(f, DataType::u16), std::nullopt), "") << f;
+    EXPECT_NE(impl, "agnostic") << f;
+  }
+  EXPECT_EQ(ProgramCache::instance().stats().kernels_built, after.kernels_built);
 }

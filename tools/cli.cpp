@@ -218,7 +218,9 @@ std::string cache_outcome(const CacheStats& before, const DiskCacheStats& disk_b
   if (now.programs_built == before.programs_built) return "kernel already in memory";
   if (dir.empty()) return "compiled (kernel cache off)";
   std::string s = disk.rejected > disk_before.rejected ? "compiled (a stored file was unusable), " : "compiled, ";
-  return s + (disk.stored > disk_before.stored ? "stored in " + dir : "not stored (see the warning)");
+  if (disk.stored > disk_before.stored) return s + "stored in " + dir;
+  if (ProgramCache::instance().pending_store_context()) return s + "to be stored in " + dir + " (off the first result's path)";
+  return s + "not stored (see the warning)";
 }
 
 // One side's layout from its options (`pre` "src-", "dst-" or "" for explain): format, type, shape, paddings,

@@ -77,9 +77,13 @@ cl::Buffer plans_buffer(const cl::Context& context, const KernelData& kd);
 /// The kernel the selector picks for a pair on a device, without running it.
 KernelData plan_reorder(const DeviceInfo& device, const Layout& src, const Layout& dst, const std::string& force = "");
 
-/// Releases every cached kernel, program and dispatch entry (and with them the contexts they retain). The
-/// caches are never destroyed on their own, so that no OpenCL object is released after main returns; a
-/// caller that tears OpenCL down before exit, or wants its contexts freed, calls this first.
+/// Releases every cached kernel, program and dispatch entry (and with them the contexts they retain), after
+/// dropping the queued background compiles and waiting for the one in hand. The caches are never destroyed
+/// on their own, so that no OpenCL object is released after main returns; a caller that tears OpenCL down
+/// before exit, or wants its contexts freed, calls this first. A process that reorders on bare queues under
+/// the `background` policy calls this (or wait_for_background_compiles()) before it exits: a compile still
+/// running while exit destroys the compiler's static objects can crash (an Engine's last copy does it for
+/// its context).
 void release_cached_kernels();
 
 /// Blocks until the background thread has compiled every kernel the `background` policy handed it so far
@@ -87,7 +91,8 @@ void release_cached_kernels();
 void wait_for_background_compiles();
 
 /// Releases the cached kernels, programs and dispatch entries of one context (what the last copy of an Engine
-/// does for its context); a caller reordering on its own queues calls it before releasing its context.
+/// does for its context), after dropping its queued background compiles and waiting for one in hand; a
+/// caller reordering on its own queues calls it before releasing its context.
 void release_cached_kernels_of(const cl::Context& context);
 
 /// Compiles the kernels of many reorders in one program (one compile instead of one per pair), so that

@@ -142,7 +142,8 @@ class ProgramCache {
  public:
   /// The process-wide cache.
   static ProgramCache& instance();
-  /// The compiled kernel for `src`, building a one-kernel program when it is not cached yet.
+  /// The compiled kernel for `src`, building a one-kernel program when it is not cached yet (its persistent
+  /// copy deferred as build() says, on devices whose runtime is thread-safe).
   KernelHandle handle(const cl::Context& ctx, const cl::Device& dev, const KernelSource& src);
   /// The same, locked for setting arguments and enqueueing.
   LockedKernel kernel(const cl::Context& ctx, const cl::Device& dev, const KernelSource& src) {
@@ -151,8 +152,16 @@ class ProgramCache {
   /// Counts a reorder served by a faster cache in front of this one (see CacheStats::dispatch_hits).
   void count_dispatch_hit();
   /// Builds every not-yet-cached kernel of `sources` in as few programs as possible (one per set of
-  /// build options), so a test suite or a model load pays one compile.
-  void build(const cl::Context& ctx, const cl::Device& dev, const std::vector<KernelSource>& sources);
+  /// build options), so a test suite or a model load pays one compile. With `defer_store`, the persistent
+  /// cache's copy is written later by store_pending() (on PoCL, asking for a program's binary compiles it
+  /// again), so the caller waiting for its first result does not wait for that.
+  void build(const cl::Context& ctx, const cl::Device& dev, const std::vector<KernelSource>& sources,
+             bool defer_store = false);
+  /// Writes the deferred stores of one context (null: of all) to the persistent cache; no lock held while
+  /// it works. Returns how many programs it stored or tried to.
+  size_t store_pending(cl_context context = nullptr);
+  /// The context of the oldest deferred store, null when there is none.
+  cl_context pending_store_context() const;
   /// Current counters.
   CacheStats stats() const;
   /// Drops every entry (the next lookup compiles again).
@@ -168,17 +177,20 @@ class ProgramCache {
  private:
   struct Entry;
   struct Flight;  // a kernel being built, which other threads wait for
+  struct PendingStore;
   ProgramCache() = default;
   mutable std::mutex mutex_;
   std::condition_variable built_;  // a flight ended
   std::unordered_multimap<uint64_t, std::shared_ptr<Entry>> entries_;  // by hash of code + options
   std::vector<std::shared_ptr<Flight>> flights_;
+  std::vector<std::shared_ptr<PendingStore>> pending_stores_;
   CacheStats stats_;
   std::shared_ptr<Entry> find(const cl::Context& ctx, const cl::Device& dev, const KernelSource& src, uint64_t h);
   std::shared_ptr<Flight> flight(const cl::Context& ctx, const cl::Device& dev, const KernelSource& src, uint64_t h);
   // Loads from the persistent cache or compiles `sources` (none cached, none in flight); no lock held.
   std::vector<std::shared_ptr<Entry>> make(const cl::Context& ctx, const cl::Device& dev,
-                                           const std::vector<const KernelSource*>& sources, CacheStats* counts);
+                                           const std::vector<const KernelSource*>& sources, CacheStats* counts,
+                                           std::vector<std::shared_ptr<PendingStore>>* deferred);
 };
 
 /// 64-bit FNV-1a hash, used for cache keys and kernel entry names.
