@@ -186,7 +186,7 @@ class BackgroundCompiler {
   // compile for that launch (PoCL builds the work-group function then).
   void note_first_launch(const cl::Event& event) {
     std::lock_guard<std::mutex> guard(mutex_);
-    launches_.push_back(event);
+    if (!jobs_.empty() || stores_) launches_.push_back(event);  // none kept while there is nothing to hold back
   }
   void wait_idle() {
     std::unique_lock<std::mutex> lock(mutex_);
@@ -208,6 +208,7 @@ class BackgroundCompiler {
           ++it;
         }
       }
+      launches_.clear();  // they only hold background work back, and keep their contexts
       idle_.notify_all();
       if (std::this_thread::get_id() == thread_.get_id()) return;
       idle_.wait(lock, [&] { return !busy_ || (context && current_ != context); });
@@ -263,6 +264,10 @@ class BackgroundCompiler {
       wait_for_quiet(lock);
       launches_.clear();  // given up on, or done
       if (stopping_) break;
+      if (jobs_.empty() && !stores_) {  // forget() took them while this waited
+        idle_.notify_all();
+        continue;
+      }
       if (stores_) {
         const cl_context store_ctx = ProgramCache::instance().pending_store_context();
         if (!store_ctx) {

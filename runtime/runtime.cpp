@@ -223,6 +223,8 @@ struct ProgramCache::PendingStore {
   DiskCache::Program stored;  // its kernels; the binary is asked for when stored
 };
 
+namespace {
+
 // Asks the driver for the program's binary and writes it with its kernel list; a driver that cannot hand out
 // binaries just gets no persistent cache.
 void store_binary(const cl::Program& program, const std::string& device_key, const std::string& options,
@@ -236,6 +238,8 @@ void store_binary(const cl::Program& program, const std::string& device_key, con
   } catch (const std::exception&) {
   }
 }
+
+}  // namespace
 
 struct ProgramCache::Flight {
   cl_context context;
