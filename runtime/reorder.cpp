@@ -330,6 +330,10 @@ class BackgroundCompiler {
       for (size_t k = 0; k < batch.size(); ++k)
         if (ok[k]) known_.erase(batch[k].key);
       if (!jobs_.empty()) pending_since_ = std::chrono::steady_clock::now();
+      if (!stores_ && ProgramCache::instance().pending_store_context()) {  // a one-at-a-time retry deferred its own
+        note_work();
+        stores_ = true;
+      }
       busy_ = false;
       current_ = nullptr;
       idle_.notify_all();

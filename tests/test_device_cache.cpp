@@ -83,6 +83,20 @@ std::string run_once(const Engine& e, const Case& c) {
   return err;
 }
 
+// The host-vector reorder of a case under `policy` on `engine`, compared with the host reference ("" when
+// exact); the kernel that ran in *impl.
+std::string checked_reorder(const Engine& engine, const Case& c, std::optional<CompilePolicy> policy, std::string* impl) {
+  const std::vector<uint8_t> src = visible_sources(c.src, c.dst.data_type(), 1).front();
+  std::vector<uint8_t> want(static_cast<size_t>(c.dst.bytes()));
+  reference_reorder(c.src, src.data(), c.dst, want.data());
+  ReorderOptions opt;
+  opt.policy = policy;
+  ReorderResult r;
+  const std::vector<uint8_t> got = reorder(engine, src, c.src, c.dst, opt, &r);
+  *impl = r.impl;
+  return compare_bytes(got, want);
+}
+
 }  // namespace
 
 TEST(DiskCache, AStoredKernelIsLoadedInsteadOfCompiled) {
@@ -496,19 +510,8 @@ TEST(CompilePolicies, NewShapesRunAtOnceAndTheSpecialisedKernelFollows) {
   REQUIRE_DEVICE(e);
   TempCache tc;
   DiskCache::instance().set_directory("off");
-  auto check_on = [&](const Engine& engine, const Case& c, std::optional<CompilePolicy> policy, std::string* impl) {
-    const std::vector<uint8_t> src = visible_sources(c.src, c.dst.data_type(), 1).front();
-    std::vector<uint8_t> want(static_cast<size_t>(c.dst.bytes()));
-    reference_reorder(c.src, src.data(), c.dst, want.data());
-    ReorderOptions opt;
-    opt.policy = policy;
-    ReorderResult r;
-    const std::vector<uint8_t> got = reorder(engine, src, c.src, c.dst, opt, &r);
-    *impl = r.impl;
-    return compare_bytes(got, want);
-  };
   auto check = [&](const Case& c, std::optional<CompilePolicy> policy, std::string* impl) {
-    return check_on(*e, c, policy, impl);
+    return checked_reorder(*e, c, policy, impl);
   };
   std::string impl;
   // agnostic: the first shape compiles the kernel of its type pair; later shapes of that pair compile nothing.
@@ -543,9 +546,9 @@ TEST(CompilePolicies, NewShapesRunAtOnceAndTheSpecialisedKernelFollows) {
   const Engine waiting = e->with_policy(CompilePolicy::wait);
   EXPECT_EQ(waiting.policy(), CompilePolicy::wait);
   EXPECT_EQ(e->policy(), CompilePolicy::background);  // a copy: the shared engine is unchanged
-  ASSERT_EQ(check_on(waiting, pair_case(45), std::nullopt, &impl), "");
+  ASSERT_EQ(checked_reorder(waiting, pair_case(45), std::nullopt, &impl), "");
   EXPECT_NE(impl, "agnostic");
-  ASSERT_EQ(check_on(waiting, pair_case(46), CompilePolicy::agnostic, &impl), "");
+  ASSERT_EQ(checked_reorder(waiting, pair_case(46), CompilePolicy::agnostic, &impl), "");
   EXPECT_EQ(impl, "agnostic");
   wait_for_background_compiles();
   // A specialised kernel an earlier process stored is loaded at once under background (a load, no compile).
@@ -561,23 +564,13 @@ TEST(CompilePolicies, NewShapesRunAtOnceAndTheSpecialisedKernelFollows) {
 }
 
 // New shapes met at once (a model load under the default policy) compile in the background as few programs:
-// the jobs queued while one compiles go together, and each shape then runs its specialised kernel.
+// the jobs wait for the callers to go quiet and go together, and each shape then runs its specialised kernel.
 TEST(CompilePolicies, ManyNewShapesCompileInTheBackgroundAsFewPrograms) {
   REQUIRE_DEVICE(e);
   TempCache tc;
   DiskCache::instance().set_directory("off");
   std::string impl;
-  auto run = [&](const Case& c, std::optional<CompilePolicy> policy) {
-    const std::vector<uint8_t> src = visible_sources(c.src, c.dst.data_type(), 1).front();
-    std::vector<uint8_t> want(static_cast<size_t>(c.dst.bytes()));
-    reference_reorder(c.src, src.data(), c.dst, want.data());
-    ReorderOptions opt;
-    opt.policy = policy;
-    ReorderResult r;
-    const std::string diff = compare_bytes(reorder(*e, src, c.src, c.dst, opt, &r), want);
-    impl = r.impl;
-    return diff;
-  };
+  auto run = [&](const Case& c, std::optional<CompilePolicy> policy) { return checked_reorder(*e, c, policy, &impl); };
   ASSERT_EQ(run(pair_case(60, DataType::u16), CompilePolicy::agnostic), "");  // the type pair's agnostic kernel
   const CacheStats before = ProgramCache::instance().stats();
   for (int64_t f = 61; f < 73; ++f) {
