@@ -210,9 +210,14 @@ TEST(Cli, WellFormedInvocationsSucceed) {
   EXPECT_NE(r.out.find("kept in " + cache), std::string::npos) << r.out;
   r = run({"cache", "info", "--json"}, env);
   EXPECT_NE(r.out.find("\"programs\": 2, \"indexes\": 2"), std::string::npos) << r.out;
-  r = run({"run", "--from", "oiyx", "--to", "os_is_yx_isv16_osv16", "--shape", "20,18,3,3", "--check"}, env);
+  r = run({"run", "--from", "oiyx", "--to", "os_is_yx_isv16_osv16", "--shape", "20,18,3,3", "--check", "--verbose"}, env);
   EXPECT_EQ(r.status, 0) << r.err;
   EXPECT_NE(r.out.find("cache: loaded from the kernel cache " + cache), std::string::npos) << r.out;
+  // --verbose: the caches' counts after the run, on stderr.
+  EXPECT_NE(r.err.find("kernel cache, memory: 0 programs compiled, 1 loaded from disk"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("kernel cache, disk (" + cache + "): 1 hits, 0 misses, 0 rejected, 0 stored, 0 write failures"),
+            std::string::npos)
+      << r.err;
   r = run({"cache", "clear"}, env);
   EXPECT_NE(r.out.find("removed 4 files from " + cache), std::string::npos) << r.out;
   // The default policy runs the shape-agnostic kernel at once; its binary is written off the first result's

@@ -43,19 +43,21 @@ commands:
       [--src-pad-lower ..] [--src-pad-upper ..] [--dst-pad-lower ..] [--dst-pad-upper ..]
       [--src-strides S0,S1,..] [--dst-strides ..] [--src-offset N] [--dst-offset N] [--to-shape D0,D1,..]
       [--input FILE] [--output FILE] [--check] [--device SPEC] [--impl NAME] [--json]
-      [--policy wait|background|agnostic]
+      [--policy wait|background|agnostic] [--verbose]
                                reorder on the device; prints the implementation, where its kernel came from,
                                the time to the first result (ready), kernel time and GB/s. --policy: while the
                                specialised kernel is not compiled or stored, run the shape-agnostic kernel and
                                compile it in the background (the default), wait for it, or never compile it
-  bench --from FMT --to FMT --shape ... [same layout options] [--impl NAME] [--runs N] [--json]
+  bench --from FMT --to FMT --shape ... [same layout options] [--impl NAME] [--runs N] [--json] [--verbose]
                                time the reorder (median of N runs, default 25, after warm-up) against
                                clEnqueueCopyBuffer of the destination's bytes in the same run
   source --from FMT --to FMT --shape ... [same layout options] [--impl NAME]
                                print the generated OpenCL C
-  precompile FILE [--device SPEC]
+  precompile FILE [--device SPEC] [--verbose]
                                compile every reorder FILE lists (one per line: the layout options of run, and
                                --impl) ahead of use, into the kernel cache
+                               (--verbose, for run, bench and precompile: the kernel caches' counts on stderr
+                               afterwards: programs compiled and loaded, hits, misses, rejected, stored)
   cache info [--json] | cache clear
                                the persistent kernel cache: its directory, files and size; or remove its files
   demo                         bfyx -> b_fs_yx_fsv16 on a small odd shape, checked, with a short explain
@@ -612,6 +614,29 @@ int cmd_demo(const CliOptions& o) {
   return rc;
 }
 
+// --verbose: what the caches did in this process, on stderr ("is the cache used at all" is the first question
+// such caches get). After the command, so the stores an Engine's release writes are counted.
+int with_cache_report(const Args& a, const CliOptions& o, int rc) {
+  if (!a.has("verbose") || o.dry_run) return rc;
+  const CacheStats m = ProgramCache::instance().stats();
+  const DiskCacheStats d = DiskCache::instance().stats();
+  const std::string dir = DiskCache::instance().directory();
+  std::fprintf(stderr,
+               "kernel cache, memory: %llu programs compiled, %llu loaded from disk, %llu kernels built, %llu lookups "
+               "answered, %llu reorders found by problem, %.1f ms loading or compiling\n",
+               static_cast<unsigned long long>(m.programs_built), static_cast<unsigned long long>(m.programs_loaded),
+               static_cast<unsigned long long>(m.kernels_built), static_cast<unsigned long long>(m.hits),
+               static_cast<unsigned long long>(m.dispatch_hits), m.compile_ms);
+  if (dir.empty())
+    std::fprintf(stderr, "kernel cache, disk: off\n");
+  else
+    std::fprintf(stderr, "kernel cache, disk (%s): %llu hits, %llu misses, %llu rejected, %llu stored, %llu write failures\n",
+                 dir.c_str(), static_cast<unsigned long long>(d.hits), static_cast<unsigned long long>(d.misses),
+                 static_cast<unsigned long long>(d.rejected), static_cast<unsigned long long>(d.stored),
+                 static_cast<unsigned long long>(d.write_failures));
+  return rc;
+}
+
 int dispatch(int argc, const char* const* argv, const CliOptions& o) {
   const std::string cmd = argv[1];
   const std::set<std::string> layout_opts = {"from", "to", "shape", "dtype", "to-dtype", "src-pad-lower", "src-pad-upper",
@@ -632,19 +657,24 @@ int dispatch(int argc, const char* const* argv, const CliOptions& o) {
   if (cmd == "run") {
     std::set<std::string> opts = layout_opts;
     opts.insert({"input", "output", "policy"});
-    return cmd_run(Args(argc, argv, 2, opts, {"check", "json"}), o);
+    const Args a(argc, argv, 2, opts, {"check", "json", "verbose"});
+    return with_cache_report(a, o, cmd_run(a, o));
   }
   if (cmd == "bench") {
     std::set<std::string> opts = layout_opts;
     opts.insert("runs");
-    return cmd_bench(Args(argc, argv, 2, opts, {"json"}), o);
+    const Args a(argc, argv, 2, opts, {"json", "verbose"});
+    return with_cache_report(a, o, cmd_bench(a, o));
   }
   if (cmd == "demo") {
     Args(argc, argv, 2, {}, {});
     return cmd_demo(o);
   }
   if (cmd == "cache") return cmd_cache(Args(argc, argv, 2, {}, {"json"}, 1));
-  if (cmd == "precompile") return cmd_precompile(Args(argc, argv, 2, {"device"}, {}, 1), o, layout_opts);
+  if (cmd == "precompile") {
+    const Args a(argc, argv, 2, {"device"}, {"verbose"}, 1);
+    return with_cache_report(a, o, cmd_precompile(a, o, layout_opts));
+  }
   throw Error("unknown command '" + cmd + "' (clreorder help lists them)");
 }
 
