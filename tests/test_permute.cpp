@@ -61,17 +61,25 @@ TEST(Permutation, AgreesWithBothPlansOnPaddedDataPairs) {
   const Dims pads[][4] = {{{0, 0, 1, 1}, {0, 0, 0, 0}, {0, 0, 0, 0}, {0, 0, 2, 1}},
                           {{0, 0, 0, 0}, {1, 0, 2, 1}, {1, 0, 1, 1}, {0, 3, 0, 2}},
                           {{0, 32, 0, 2}, {0, 1, 1, 0}, {0, 0, 2, 0}, {2, 1, 0, 0}}};
-  int checked = 0;
+#if defined(__SANITIZE_ADDRESS__)
+  // Under the sanitizers (about ten times slower here) each pair gets one padding set, in turn: the same code
+  // paths in a third of the time; the release build checks all three.
+  constexpr bool every_padding = false;
+#else
+  constexpr bool every_padding = true;
+#endif
+  int checked = 0, turn = 0;
   for (const std::string& a : names)
     for (const std::string& b : names)
       for (const auto& pd : pads) {
+        if (!every_padding && turn++ % 3 != 0) continue;
         if (make_permutation(L(a, {3, 19, 5, 7}, pd[0], pd[1]), L(b, {3, 19, 5, 7}, pd[2], pd[3])).reject.size()) continue;
         ++checked;
         EXPECT_EQ(check_permutation(L(a, {3, 19, 5, 7}, pd[0], pd[1]), L(b, {3, 19, 5, 7}, pd[2], pd[3])), "")
             << a << " " << dims_to_string(pd[0], ",") << "/" << dims_to_string(pd[1], ",") << " -> " << b << " "
             << dims_to_string(pd[2], ",") << "/" << dims_to_string(pd[3], ",");
       }
-  EXPECT_GT(checked, 2000);
+  EXPECT_GT(checked, every_padding ? 2000 : 600);
 }
 
 TEST(Permutation, AgreesWithBothPlansOnWeightsAndPadding) {
