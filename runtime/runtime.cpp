@@ -9,6 +9,7 @@
 #include "clreorder/cache.hpp"
 #include "clreorder/error.hpp"
 #include "clreorder/reorder.hpp"
+#include "clreorder/version.h"
 #include "embedded.hpp"
 
 namespace clreorder {
@@ -74,6 +75,8 @@ std::string device_list_text(const std::vector<DeviceInfo>& devs) {
 }
 
 }  // namespace
+
+const char* version() { return CLREORDER_VERSION_STRING; }
 
 DeviceInfo describe_device(const cl::Device& device) {
   DeviceInfo d;
@@ -269,7 +272,7 @@ uint64_t entry_hash(const KernelSource& s) { return fnv1a(s.code + "\n//" + s.op
 // Everything a program binary depends on besides its source and options: the persistent cache's key.
 std::string device_cache_key(const cl::Device& dev) {
   const cl::Platform platform(dev.getInfo<CL_DEVICE_PLATFORM>());
-  return std::string("clreorder ") + CLREORDER_VERSION + "|" + platform.getInfo<CL_PLATFORM_NAME>() + "|" +
+  return std::string("clreorder ") + CLREORDER_VERSION_STRING + "|" + platform.getInfo<CL_PLATFORM_NAME>() + "|" +
          platform.getInfo<CL_PLATFORM_VERSION>() + "|" + dev.getInfo<CL_DEVICE_NAME>() + "|" +
          dev.getInfo<CL_DEVICE_VERSION>() + "|" + dev.getInfo<CL_DRIVER_VERSION>();
 }

@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "clreorder/runtime.hpp"
+#include "clreorder/version.h"
 #include "test_support.hpp"
 
 namespace {
@@ -200,6 +202,13 @@ TEST(Cli, WellFormedInvocationsSucceed) {
   r = run({"explain", "bfyx", "--shape", "1,2,3,4", "--limit", "3"});
   EXPECT_EQ(r.status, 0) << r.err;
   EXPECT_NE(r.out.find("... 21 more"), std::string::npos) << r.out;
+  // The version, from project() in CMakeLists.txt through version.h and the library.
+  r = run({"--version"});
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out, std::string("clreorder ") + CLREORDER_VERSION_STRING + "\n");
+  EXPECT_EQ(std::string(clreorder::version()), CLREORDER_VERSION_STRING);
+  EXPECT_EQ(std::string(clreorder::version()), std::to_string(CLREORDER_VERSION_MAJOR) + "." + std::to_string(CLREORDER_VERSION_MINOR) +
+                                        "." + std::to_string(CLREORDER_VERSION_PATCH));
   // The kernel cache: precompile a model's reorders into an empty directory, then a run loads its kernel.
   const std::string cache = dir + "/kernel-cache", model = dir + "/model.txt", env = "CLREORDER_CACHE_DIR=" + cache;
   std::ofstream(model) << "# two reorders of a model\n--from oiyx --to os_is_yx_isv16_osv16 --shape 20,18,3,3\n\n"

@@ -61,6 +61,7 @@ commands:
   cache info [--json] | cache clear
                                the persistent kernel cache: its directory, files and size; or remove its files
   demo                         bfyx -> b_fs_yx_fsv16 on a small odd shape, checked, with a short explain
+  version, --version           the library's version
   help                         this text
 
 Strides (elements; of a whole block for a blocked axis) and offsets (elements) describe views such as
@@ -642,6 +643,11 @@ int dispatch(int argc, const char* const* argv, const CliOptions& o) {
   const std::set<std::string> layout_opts = {"from", "to", "shape", "dtype", "to-dtype", "src-pad-lower", "src-pad-upper",
                                              "dst-pad-lower", "dst-pad-upper", "src-strides", "dst-strides",
                                              "src-offset", "dst-offset", "to-shape", "device", "impl"};
+  if (cmd == "version" || cmd == "--version") {
+    Args(argc, argv, 2, {}, {});
+    std::printf("clreorder %s\n", version());
+    return 0;
+  }
   if (cmd == "help" || cmd == "--help" || cmd == "-h") {
     Args(argc, argv, 2, {}, {});
     std::fputs(kUsage, stdout);

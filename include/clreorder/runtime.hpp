@@ -42,6 +42,10 @@ struct DeviceInfo {
   cl::Device device;
 };
 
+/// The library's version as built ("MAJOR.MINOR.PATCH"): a shared library may be newer than the headers
+/// (clreorder/version.h) a caller compiled against.
+const char* version();
+
 /// Information about a cl::Device (index -1, is_default false).
 DeviceInfo describe_device(const cl::Device& device);
 
