@@ -19,7 +19,7 @@ while [ $# -gt 0 ]; do
 done
 command -v clang++ >/dev/null || { echo "fuzz.sh: clang++ is missing (bash scripts/setup.sh installs it)" >&2; exit 2; }
 CXX=clang++ cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCLREORDER_FUZZ=ON -DCLREORDER_WERROR=ON \
-  -DCLREORDER_BUILD_TESTS=OFF -DCLREORDER_BUILD_PERF=OFF >/dev/null
+  -DCLREORDER_BUILD_TESTS=OFF -DCLREORDER_BUILD_PERF=OFF -DCLREORDER_BUILD_EXAMPLES=OFF >/dev/null
 cmake --build build-fuzz -j"$(nproc)" >/dev/null
 total=0
 for target in format_name layout_text cli_args; do

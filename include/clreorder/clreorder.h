@@ -1,0 +1,128 @@
+/* clreorder: the C API (C99 and C++). Opaque handles over the C++ library; no exception crosses it. Every
+ * function returns a status; on failure it writes none of its outputs, and clreorder_last_error() names the
+ * offending value (format, shape, type, buffer, offset, device) in this thread's last failed call.
+ * Thread safety: a clreorder_context may be used by several threads at once (reorders on its queue are
+ * thread-safe); a clreorder_layout is immutable once made and may be shared; releasing a handle while
+ * another thread uses it is the caller's error. */
+#ifndef CLREORDER_CLREORDER_H
+#define CLREORDER_CLREORDER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <CL/cl.h>
+
+#include "clreorder/version.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** What a call did. */
+typedef enum clreorder_status {
+  CLREORDER_SUCCESS = 0,
+  CLREORDER_INVALID_ARGUMENT = -1, /**< a null handle or pointer, or a count out of range */
+  CLREORDER_INVALID_VALUE = -2,    /**< a format, type, shape, layout, buffer, offset or device the library refuses */
+  CLREORDER_OUT_OF_MEMORY = -3,    /**< the host ran out of memory */
+  CLREORDER_INTERNAL_ERROR = -4    /**< anything else; the message says what */
+} clreorder_status;
+
+/** What a reorder does while its specialised kernel is neither compiled nor stored (see CompilePolicy). */
+typedef enum clreorder_policy {
+  CLREORDER_POLICY_BACKGROUND = 0, /**< the default: the shape-agnostic kernel now, the specialised one later */
+  CLREORDER_POLICY_WAIT = 1,       /**< compile the specialised kernel, then run it */
+  CLREORDER_POLICY_AGNOSTIC = 2    /**< never compile per shape */
+} clreorder_policy;
+
+/** A device, context and queue to reorder on: the caller's (retained, not owned) or the library's own. */
+typedef struct clreorder_context_t* clreorder_context;
+/** A tensor's memory layout: format, data type, dims, paddings, strides, base offset. Immutable. */
+typedef struct clreorder_layout_t* clreorder_layout;
+
+/** Counters of the kernel caches in this process (memory and disk). */
+typedef struct clreorder_cache_stats {
+  uint64_t programs_compiled; /**< programs compiled from source */
+  uint64_t programs_loaded;   /**< programs built from a stored binary */
+  uint64_t kernels_built;     /**< kernels compiled or loaded */
+  uint64_t disk_hits;         /**< stored kernels found */
+  uint64_t disk_misses;       /**< kernels looked up on disk and not found */
+  uint64_t disk_rejected;     /**< stored files found unusable and rebuilt */
+  uint64_t disk_stored;       /**< programs written */
+} clreorder_cache_stats;
+
+/** The version of the linked library ("MAJOR.MINOR.PATCH"); CLREORDER_VERSION_STRING is the headers'. */
+const char* clreorder_version(void);
+
+/** The message of this thread's last failed call ("" when none failed yet). Valid until its next call. */
+const char* clreorder_last_error(void);
+
+/** A context over the caller's OpenCL objects: `queue` must belong to `context` and `device`. All three are
+ *  retained until clreorder_context_release(); the caller keeps its own references. */
+clreorder_status clreorder_context_create(cl_context context, cl_device_id device, cl_command_queue queue,
+                                          clreorder_context* out);
+
+/** A context on a device of the library's choosing: `device_spec` is an index or a name substring as in
+ *  `clreorder devices`, or NULL / "" for CLREORDER_DEVICE or the default device. */
+clreorder_status clreorder_context_create_default(const char* device_spec, clreorder_context* out);
+
+/** Releases a context (NULL is ignored): its cached kernels and its hold on the OpenCL objects go with it,
+ *  after a background compile in hand for it ends. */
+void clreorder_context_release(clreorder_context context);
+
+/** The context's OpenCL objects (not retained for the caller); any output may be NULL. */
+clreorder_status clreorder_context_info(clreorder_context context, cl_context* cl_ctx, cl_device_id* device,
+                                        cl_command_queue* queue);
+
+/** Sets what the context's reorders do while a specialised kernel is not compiled. Not to be called while
+ *  other threads reorder on the context. */
+clreorder_status clreorder_context_set_policy(clreorder_context context, clreorder_policy policy);
+
+/** A layout by format name (OpenVINO names, oneDNN tags, PyTorch names, TPU layouts: every spelling the C++
+ *  API takes) and data type name ("f32", "f16", "bf16", "f64", "i8", "u8", "i16", "u16", "i32", "u32", "i64",
+ *  "u64"). `pad_lower`, `pad_upper` and `strides` hold `rank` values each, or are NULL (no padding; the
+ *  format's dense strides); strides and `offset` count elements. */
+clreorder_status clreorder_layout_create(const char* format, const char* data_type, size_t rank, const int64_t* dims,
+                                         const int64_t* pad_lower, const int64_t* pad_upper, const int64_t* strides,
+                                         int64_t offset, clreorder_layout* out);
+
+/** Releases a layout (NULL is ignored). */
+void clreorder_layout_release(clreorder_layout layout);
+
+/** Bytes a buffer must hold for the layout from its start (paddings, gaps and offset included). */
+clreorder_status clreorder_layout_bytes(clreorder_layout layout, size_t* bytes);
+
+/** The layout described as the CLI prints it ("bfyx f32 1x3x4x5 ..."): writes at most `size` bytes with the
+ *  terminating zero into `text` (which may be NULL when size is 0) and the full length (without it) into
+ *  *length when that is not NULL. */
+clreorder_status clreorder_layout_describe(clreorder_layout layout, char* text, size_t size, size_t* length);
+
+/** Enqueues the reorder of `src` (at byte offset src_offset, laid out as src_layout) into `dst` (at dst_offset,
+ *  as dst_layout) on the context's queue after the `num_events` events of `wait_list`, and returns at once;
+ *  `event` (may be NULL) receives the kernel's event, which the caller releases. Every destination element
+ *  the layout owns is written, padding as zero; nothing is enqueued when an argument is refused. */
+clreorder_status clreorder_reorder(clreorder_context context, cl_mem src, size_t src_offset, clreorder_layout src_layout,
+                                   cl_mem dst, size_t dst_offset, clreorder_layout dst_layout, cl_uint num_events,
+                                   const cl_event* wait_list, cl_event* event);
+
+/** Compiles the kernels of `count` reorders (src_layouts[i] -> dst_layouts[i]) as one program, ahead of use. */
+clreorder_status clreorder_precompile(clreorder_context context, size_t count, const clreorder_layout* src_layouts,
+                                      const clreorder_layout* dst_layouts);
+
+/** Waits for the background compiles and the kernel-cache writes handed to the background thread so far. */
+clreorder_status clreorder_wait_for_background(void);
+
+/** Sets the persistent kernel cache's directory for this process ("off" disables it; NULL or "" returns to
+ *  CLREORDER_CACHE_DIR, then $XDG_CACHE_HOME/clreorder or ~/.cache/clreorder). */
+clreorder_status clreorder_set_cache_directory(const char* directory);
+
+/** The cache directory in use ("" when off), as clreorder_layout_describe() writes text. */
+clreorder_status clreorder_cache_directory(char* text, size_t size, size_t* length);
+
+/** The kernel caches' counters. */
+clreorder_status clreorder_get_cache_stats(clreorder_cache_stats* stats);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,166 @@
+/* The C API from C99: versions, layouts, a reorder with a wait list and an event checked element by element,
+ * a round trip, precompile, cache settings and statistics, and bad inputs, each refused with a status and a
+ * message naming the value, with the destination left as it was. Exit 0 on success, 1 on a failure, 77 when
+ * there is no OpenCL device (a failure under CI=true, as in every device test). */
+#ifndef CL_TARGET_OPENCL_VERSION
+#define CL_TARGET_OPENCL_VERSION 120
+#endif
+#include "clreorder/clreorder.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int failures = 0;
+
+#define CHECK(cond)                                                                 \
+  do {                                                                              \
+    if (!(cond)) {                                                                  \
+      fprintf(stderr, "%s:%d: failed: %s (last error: %s)\n", __FILE__, __LINE__, #cond, \
+              clreorder_last_error());                                              \
+      ++failures;                                                                   \
+    }                                                                               \
+  } while (0)
+
+/* The call failed with `status` and its message contains `text`. */
+static void expect_error(clreorder_status got, clreorder_status want, const char* text, int line) {
+  if (got != want || strstr(clreorder_last_error(), text) == NULL) {
+    fprintf(stderr, "test_c_api.c:%d: expected status %d naming '%s', got %d: '%s'\n", line, (int)want, text, (int)got,
+            clreorder_last_error());
+    ++failures;
+  }
+}
+#define EXPECT_ERROR(call, status, text) expect_error((call), (status), (text), __LINE__)
+
+int main(void) {
+  CHECK(strcmp(clreorder_version(), CLREORDER_VERSION_STRING) == 0);
+  CHECK(strcmp(clreorder_last_error(), "") == 0);
+  CHECK(clreorder_set_cache_directory("off") == CLREORDER_SUCCESS);
+  char dir[64];
+  size_t dir_length = 99;
+  CHECK(clreorder_cache_directory(dir, sizeof dir, &dir_length) == CLREORDER_SUCCESS && dir_length == 0 && dir[0] == 0);
+
+  clreorder_context ctx = NULL;
+  if (clreorder_context_create_default(NULL, &ctx) != CLREORDER_SUCCESS) {
+    const char* ci = getenv("CI");
+    fprintf(stderr, "no OpenCL device: %s\n", clreorder_last_error());
+    return ci && strcmp(ci, "true") == 0 ? 1 : 77;
+  }
+  cl_context cl_ctx = NULL;
+  cl_device_id device = NULL;
+  cl_command_queue queue = NULL;
+  CHECK(clreorder_context_info(ctx, &cl_ctx, &device, &queue) == CLREORDER_SUCCESS && cl_ctx && device && queue);
+  CHECK(clreorder_context_set_policy(ctx, CLREORDER_POLICY_WAIT) == CLREORDER_SUCCESS);
+
+  /* bfyx f32 2x19x3x5 -> b_fs_yx_fsv16 (oneDNN's nChw16c spelling) */
+  enum { B = 2, F = 19, Y = 3, X = 5, FS = (F + 15) / 16 };
+  const int64_t dims[4] = {B, F, Y, X};
+  clreorder_layout plain = NULL, blocked = NULL;
+  CHECK(clreorder_layout_create("bfyx", "f32", 4, dims, NULL, NULL, NULL, 0, &plain) == CLREORDER_SUCCESS);
+  CHECK(clreorder_layout_create("nChw16c", "f32", 4, dims, NULL, NULL, NULL, 0, &blocked) == CLREORDER_SUCCESS);
+  size_t plain_bytes = 0, blocked_bytes = 0, length = 0;
+  CHECK(clreorder_layout_bytes(plain, &plain_bytes) == CLREORDER_SUCCESS && plain_bytes == sizeof(float) * B * F * Y * X);
+  CHECK(clreorder_layout_bytes(blocked, &blocked_bytes) == CLREORDER_SUCCESS &&
+        blocked_bytes == sizeof(float) * B * FS * 16 * Y * X);
+  char text[16];
+  CHECK(clreorder_layout_describe(plain, text, sizeof text, &length) == CLREORDER_SUCCESS && length > 15 &&
+        strlen(text) == 15 && strncmp(text, "bfyx f32 2x19x3", 15) == 0);
+
+  float host[B * F * Y * X];
+  for (int i = 0; i < B * F * Y * X; ++i) host[i] = (float)i + 0.5f;
+  cl_int err = CL_SUCCESS;
+  cl_mem src = clCreateBuffer(cl_ctx, CL_MEM_READ_WRITE, plain_bytes, NULL, &err);
+  cl_mem dst = clCreateBuffer(cl_ctx, CL_MEM_READ_WRITE, blocked_bytes, NULL, &err);
+  cl_mem back = clCreateBuffer(cl_ctx, CL_MEM_READ_WRITE, plain_bytes, NULL, &err);
+  CHECK(err == CL_SUCCESS);
+  cl_event written = NULL, reordered = NULL, returned = NULL;
+  CHECK(clEnqueueWriteBuffer(queue, src, CL_FALSE, 0, plain_bytes, host, 0, NULL, &written) == CL_SUCCESS);
+  CHECK(clreorder_reorder(ctx, src, 0, plain, dst, 0, blocked, 1, &written, &reordered) == CLREORDER_SUCCESS);
+  CHECK(reordered != NULL);
+  CHECK(clreorder_reorder(ctx, dst, 0, blocked, back, 0, plain, 1, &reordered, &returned) == CLREORDER_SUCCESS);
+  float out[B * FS * 16 * Y * X], round[B * F * Y * X];
+  CHECK(clEnqueueReadBuffer(queue, dst, CL_TRUE, 0, blocked_bytes, out, 1, &reordered, NULL) == CL_SUCCESS);
+  CHECK(clEnqueueReadBuffer(queue, back, CL_TRUE, 0, plain_bytes, round, 1, &returned, NULL) == CL_SUCCESS);
+  int wrong = 0;
+  for (int b = 0; b < B; ++b)
+    for (int f = 0; f < FS * 16; ++f)
+      for (int y = 0; y < Y; ++y)
+        for (int x = 0; x < X; ++x) {
+          const float want = f < F ? host[((b * F + f) * Y + y) * X + x] : 0.0f; /* the block's tail is zero */
+          wrong += out[(((b * FS + f / 16) * Y + y) * X + x) * 16 + f % 16] != want;
+        }
+  CHECK(wrong == 0);
+  CHECK(memcmp(round, host, sizeof host) == 0);
+  clReleaseEvent(written);
+  clReleaseEvent(reordered);
+  clReleaseEvent(returned);
+
+  /* Precompile a pair of another shape, then the counters. */
+  const int64_t other_dims[4] = {1, 33, 2, 2};
+  clreorder_layout a = NULL, b = NULL;
+  CHECK(clreorder_layout_create("bfyx", "f16", 4, other_dims, NULL, NULL, NULL, 0, &a) == CLREORDER_SUCCESS);
+  CHECK(clreorder_layout_create("b_fs_yx_fsv32", "f16", 4, other_dims, NULL, NULL, NULL, 0, &b) == CLREORDER_SUCCESS);
+  clreorder_cache_stats before, after;
+  CHECK(clreorder_get_cache_stats(&before) == CLREORDER_SUCCESS);
+  CHECK(clreorder_precompile(ctx, 1, &a, &b) == CLREORDER_SUCCESS);
+  CHECK(clreorder_get_cache_stats(&after) == CLREORDER_SUCCESS && after.kernels_built == before.kernels_built + 1);
+
+  /* Bad inputs: a status, a message naming the value, nothing written. */
+  clreorder_layout bad = NULL;
+  EXPECT_ERROR(clreorder_layout_create("bfyx_nonsense", "f32", 4, dims, NULL, NULL, NULL, 0, &bad), CLREORDER_INVALID_VALUE,
+               "bfyx_nonsense");
+  EXPECT_ERROR(clreorder_layout_create("bfyx", "f33", 4, dims, NULL, NULL, NULL, 0, &bad), CLREORDER_INVALID_VALUE, "f33");
+  EXPECT_ERROR(clreorder_layout_create("bfyx", "f32", 9, dims, NULL, NULL, NULL, 0, &bad), CLREORDER_INVALID_VALUE, "rank 9");
+  const int64_t negative[4] = {2, -19, 3, 5};
+  EXPECT_ERROR(clreorder_layout_create("bfyx", "f32", 4, negative, NULL, NULL, NULL, 0, &bad), CLREORDER_INVALID_VALUE, "-19");
+  EXPECT_ERROR(clreorder_layout_create(NULL, "f32", 4, dims, NULL, NULL, NULL, 0, &bad), CLREORDER_INVALID_ARGUMENT, "format");
+  EXPECT_ERROR(clreorder_layout_create("bfyx", "f32", 4, dims, NULL, NULL, NULL, 0, NULL), CLREORDER_INVALID_ARGUMENT, "out");
+  CHECK(bad == NULL);
+  EXPECT_ERROR(clreorder_layout_bytes(NULL, &length), CLREORDER_INVALID_ARGUMENT, "layout");
+  EXPECT_ERROR(clreorder_context_create(cl_ctx, device, NULL, &ctx), CLREORDER_INVALID_ARGUMENT, "queue");
+  cl_context foreign = clCreateContext(NULL, 1, &device, NULL, NULL, &err);
+  clreorder_context mismatched = NULL;
+  EXPECT_ERROR(clreorder_context_create(foreign, device, queue, &mismatched), CLREORDER_INVALID_VALUE, "another cl_context");
+  CHECK(mismatched == NULL);
+  EXPECT_ERROR(clreorder_context_set_policy(ctx, (clreorder_policy)7), CLREORDER_INVALID_VALUE, "policy 7");
+
+  /* A too-small destination, a shape mismatch, a null buffer, a foreign buffer: the destination stays. */
+  float sentinel[B * FS * 16 * Y * X];
+  for (size_t i = 0; i < sizeof sentinel / sizeof sentinel[0]; ++i) sentinel[i] = -7.0f;
+  CHECK(clEnqueueWriteBuffer(queue, dst, CL_TRUE, 0, blocked_bytes, sentinel, 0, NULL, NULL) == CL_SUCCESS);
+  cl_mem small = clCreateBuffer(cl_ctx, CL_MEM_READ_WRITE, 100, NULL, &err);
+  cl_mem other = clCreateBuffer(foreign, CL_MEM_READ_WRITE, blocked_bytes, NULL, &err);
+  cl_event none = NULL;
+  EXPECT_ERROR(clreorder_reorder(ctx, src, 0, plain, small, 0, blocked, 0, NULL, &none), CLREORDER_INVALID_VALUE,
+               "destination buffer holds 100 bytes");
+  EXPECT_ERROR(clreorder_reorder(ctx, src, 0, plain, dst, 0, a, 0, NULL, &none), CLREORDER_INVALID_VALUE, "cannot reorder");
+  EXPECT_ERROR(clreorder_reorder(ctx, NULL, 0, plain, dst, 0, blocked, 0, NULL, &none), CLREORDER_INVALID_VALUE,
+               "source buffer is null");
+  EXPECT_ERROR(clreorder_reorder(ctx, src, 0, plain, other, 0, blocked, 0, NULL, &none), CLREORDER_INVALID_VALUE,
+               "another OpenCL context");
+  EXPECT_ERROR(clreorder_reorder(ctx, src, 2, plain, dst, 0, blocked, 0, NULL, &none), CLREORDER_INVALID_VALUE, "byte offset 2");
+  EXPECT_ERROR(clreorder_reorder(ctx, src, 0, plain, dst, 0, blocked, 1, NULL, &none), CLREORDER_INVALID_ARGUMENT, "wait_list");
+  CHECK(none == NULL);
+  CHECK(clFinish(queue) == CL_SUCCESS);
+  CHECK(clEnqueueReadBuffer(queue, dst, CL_TRUE, 0, blocked_bytes, out, 0, NULL, NULL) == CL_SUCCESS);
+  CHECK(memcmp(out, sentinel, sizeof out) == 0);
+  CHECK(clreorder_layout_describe(plain, text, sizeof text, NULL) == CLREORDER_SUCCESS);
+  CHECK(strcmp(clreorder_last_error(), "") == 0); /* a success clears the message */
+
+  clReleaseMemObject(small);
+  clReleaseMemObject(other);
+  clReleaseContext(foreign);
+  clReleaseMemObject(src);
+  clReleaseMemObject(dst);
+  clReleaseMemObject(back);
+  clreorder_layout_release(plain);
+  clreorder_layout_release(blocked);
+  clreorder_layout_release(a);
+  clreorder_layout_release(b);
+  clreorder_layout_release(NULL);
+  clreorder_context_release(ctx);
+  clreorder_context_release(NULL);
+  if (failures) fprintf(stderr, "%d check(s) failed\n", failures);
+  else printf("C API: all checks passed\n");
+  return failures ? 1 : 0;
+}
