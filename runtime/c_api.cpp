@@ -74,6 +74,9 @@ clreorder::CompilePolicy policy_of(clreorder_policy p) {
     case CLREORDER_POLICY_BACKGROUND: return clreorder::CompilePolicy::background;
     case CLREORDER_POLICY_WAIT: return clreorder::CompilePolicy::wait;
     case CLREORDER_POLICY_AGNOSTIC: return clreorder::CompilePolicy::agnostic;
+    case CLREORDER_POLICY_INT_MIN_:
+    case CLREORDER_POLICY_INT_MAX_:
+      break;
   }
   throw clreorder::Error("policy " + std::to_string(static_cast<int>(p)) + " is none of CLREORDER_POLICY_*");
 }

@@ -123,6 +123,7 @@ int main(void) {
   EXPECT_ERROR(clreorder_context_create(foreign, device, queue, &mismatched), CLREORDER_INVALID_VALUE, "another cl_context");
   CHECK(mismatched == NULL);
   EXPECT_ERROR(clreorder_context_set_policy(ctx, (clreorder_policy)7), CLREORDER_INVALID_VALUE, "policy 7");
+  EXPECT_ERROR(clreorder_context_set_policy(ctx, (clreorder_policy)-3), CLREORDER_INVALID_VALUE, "policy -3");
 
   /* A too-small destination, a shape mismatch, a null buffer, a foreign buffer: the destination stays. */
   float sentinel[B * FS * 16 * Y * X];

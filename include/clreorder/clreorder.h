@@ -31,7 +31,11 @@ typedef enum clreorder_status {
 typedef enum clreorder_policy {
   CLREORDER_POLICY_BACKGROUND = 0, /**< the default: the shape-agnostic kernel now, the specialised one later */
   CLREORDER_POLICY_WAIT = 1,       /**< compile the specialised kernel, then run it */
-  CLREORDER_POLICY_AGNOSTIC = 2    /**< never compile per shape */
+  CLREORDER_POLICY_AGNOSTIC = 2,   /**< never compile per shape */
+  /* Not policies: they make every 32-bit int a value of the type, so that a wrong one from C is refused
+     (CLREORDER_INVALID_VALUE) instead of being undefined behaviour in the C++ behind this API. */
+  CLREORDER_POLICY_INT_MIN_ = -0x7fffffff - 1,
+  CLREORDER_POLICY_INT_MAX_ = 0x7fffffff
 } clreorder_policy;
 
 /** A device, context and queue to reorder on: the caller's (retained, not owned) or the library's own. */
