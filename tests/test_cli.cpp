@@ -229,8 +229,8 @@ TEST(Cli, WellFormedInvocationsSucceed) {
       << r.err;
   r = run({"cache", "clear"}, env);
   EXPECT_NE(r.out.find("removed 4 files from " + cache), std::string::npos) << r.out;
-  // The default policy runs the shape-agnostic kernel at once; its binary is written off the first result's
-  // path, at the latest when the run's engine is released, so the directory holds it after the process.
+  // The binary of a kernel compiled for the first result is written off that result's path, at the latest when
+  // the run's engine is released, so the directory holds it after the process.
   r = run({"run", "--from", "oiyx", "--to", "os_is_yx_isv16_osv16", "--shape", "20,18,3,3"}, env);
   EXPECT_TRUE(r.out.find("cache: compiled, stored in " + cache) != std::string::npos ||
               r.out.find("cache: compiled, to be stored in " + cache) != std::string::npos)

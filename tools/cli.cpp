@@ -15,7 +15,6 @@
 #include <sstream>
 #include <map>
 #include <memory>
-#include <optional>
 #include <set>
 
 #include "clreorder/bench.hpp"
@@ -46,8 +45,10 @@ commands:
       [--policy wait|background|agnostic] [--verbose]
                                reorder on the device; prints the implementation, where its kernel came from,
                                the time to the first result (ready), kernel time and GB/s. --policy: while the
-                               specialised kernel is not compiled or stored, run the shape-agnostic kernel and
-                               compile it in the background (the default), wait for it, or never compile it
+                               specialised kernel is not compiled or stored, wait for it (the default here: one
+                               reorder per process, so the kernel a runtime keeps is the one checked and timed),
+                               run the shape-agnostic kernel and compile it in the background (the library's
+                               default), or never compile it
   bench --from FMT --to FMT --shape ... [same layout options] [--impl NAME] [--runs N] [--json] [--verbose]
                                time the reorder (median of N runs, default 25, after warm-up) against
                                clEnqueueCopyBuffer of the destination's bytes in the same run
@@ -390,7 +391,7 @@ std::vector<uint8_t> read_input(const std::string& path, const Layout& layout) {
 // The reorder of `run` and `demo`: lines of text, or with `json` one object at the end (ready_ms: the first
 // reorder from the call to its result on the host, kernel lookup or compile, upload and download included).
 int run_reorder(const Engine& engine, const Pair& pr, const std::string& input, OutputFile* output, bool check,
-                const std::string& impl, bool json = false, std::optional<CompilePolicy> policy = std::nullopt) {
+                const std::string& impl, bool json = false, CompilePolicy policy = CompilePolicy::wait) {
   for (const Layout* l : {&pr.src, &pr.dst}) check_fits_device(engine.info(), *l);  // before allocating the source
   const std::vector<uint8_t> src = input.empty() ? make_pattern(pr.src) : read_input(input, pr.src);
   auto say = [json](const char* fmt, auto... args) {
@@ -458,8 +459,9 @@ CompilePolicy policy_from(const std::string& name) {
 }
 
 int cmd_run(const Args& a, const CliOptions& o) {
-  const std::optional<CompilePolicy> policy =
-      a.has("policy") ? std::optional<CompilePolicy>(policy_from(a.get("policy"))) : std::nullopt;  // before device work
+  // Checked before any device work. A CLI process runs one reorder and exits, before any background compile
+  // could be used, so it waits by default: what it checks and times is the kernel a runtime keeps.
+  const CompilePolicy policy = policy_from(a.get("policy", "wait"));
   Pair pr = pair_from(a);
   if (o.dry_run) return 0;
   std::unique_ptr<OutputFile> output;
