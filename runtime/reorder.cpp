@@ -173,8 +173,7 @@ class BackgroundCompiler {
       --b.foreground_;
       b.last_activity_ = std::chrono::steady_clock::now();
       if (stores && !b.stopping_) {
-        if (!b.stores_) b.note_work();
-        b.stores_ = true;
+        b.note_stores();
         b.start();
       }
       b.wake_.notify_all();
@@ -226,6 +225,11 @@ class BackgroundCompiler {
   // Under mutex_: work arrives; the longest delay counts from the oldest waiting work.
   void note_work() {
     if (jobs_.empty() && !stores_) pending_since_ = std::chrono::steady_clock::now();
+  }
+  // Under mutex_: ProgramCache holds deferred stores.
+  void note_stores() {
+    if (!stores_) note_work();
+    stores_ = true;
   }
   // Under mutex_.
   void start() {
@@ -330,10 +334,7 @@ class BackgroundCompiler {
       for (size_t k = 0; k < batch.size(); ++k)
         if (ok[k]) known_.erase(batch[k].key);
       if (!jobs_.empty()) pending_since_ = std::chrono::steady_clock::now();
-      if (!stores_ && ProgramCache::instance().pending_store_context()) {  // a one-at-a-time retry deferred its own
-        note_work();
-        stores_ = true;
-      }
+      if (ProgramCache::instance().pending_store_context()) note_stores();  // a one-at-a-time retry deferred its own
       busy_ = false;
       current_ = nullptr;
       idle_.notify_all();

@@ -495,18 +495,24 @@ bool ProgramCache::cached(const cl::Context& ctx, const cl::Device& dev, const K
   return find(ctx, dev, src, entry_hash(src)) != nullptr;
 }
 
+std::vector<std::shared_ptr<ProgramCache::PendingStore>> ProgramCache::take_pending_stores(cl_context context) {
+  std::vector<std::shared_ptr<PendingStore>> taken;
+  for (auto it = pending_stores_.begin(); it != pending_stores_.end();) {
+    if (!context || (*it)->context == context) {
+      taken.push_back(std::move(*it));
+      it = pending_stores_.erase(it);
+    } else {
+      ++it;
+    }
+  }
+  return taken;
+}
+
 size_t ProgramCache::store_pending(cl_context context) {
   std::vector<std::shared_ptr<PendingStore>> mine;
   {
     std::lock_guard<std::mutex> guard(mutex_);
-    for (auto it = pending_stores_.begin(); it != pending_stores_.end();) {
-      if (!context || (*it)->context == context) {
-        mine.push_back(std::move(*it));
-        it = pending_stores_.erase(it);
-      } else {
-        ++it;
-      }
-    }
+    mine = take_pending_stores(context);
   }
   for (const auto& p : mine) store_binary(p->program, p->device_key, p->options, p->common, std::move(p->stored));
   return mine.size();
@@ -528,14 +534,7 @@ void ProgramCache::clear(cl_context context) {
   std::vector<std::shared_ptr<PendingStore>> unwritten;
   {
     std::lock_guard<std::mutex> guard(mutex_);
-    for (auto it = pending_stores_.begin(); it != pending_stores_.end();) {
-      if ((*it)->context == context) {
-        unwritten.push_back(std::move(*it));
-        it = pending_stores_.erase(it);
-      } else {
-        ++it;
-      }
-    }
+    if (context) unwritten = take_pending_stores(context);
     for (auto it = entries_.begin(); it != entries_.end();) {
       if (it->second->context() == context) {
         dropped.push_back(std::move(it->second));

@@ -190,6 +190,8 @@ class ProgramCache {
   std::vector<std::shared_ptr<PendingStore>> pending_stores_;
   CacheStats stats_;
   std::shared_ptr<Entry> find(const cl::Context& ctx, const cl::Device& dev, const KernelSource& src, uint64_t h);
+  // Under mutex_: removes and returns the deferred stores of `context` (null: all).
+  std::vector<std::shared_ptr<PendingStore>> take_pending_stores(cl_context context);
   std::shared_ptr<Flight> flight(const cl::Context& ctx, const cl::Device& dev, const KernelSource& src, uint64_t h);
   // Loads from the persistent cache or compiles `sources` (none cached, none in flight); no lock held.
   std::vector<std::shared_ptr<Entry>> make(const cl::Context& ctx, const cl::Device& dev,
