@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include <CLI/CLI.hpp>
+
 #include "clreorder/error.hpp"
 #include "clreorder/format.hpp"
 #include "clreorder/reorder.hpp"
@@ -26,13 +28,6 @@ std::string replace_all(std::string s, const std::string& find, const std::strin
   return s;
 }
 
-int usage() {
-  std::fprintf(stderr,
-               "usage: clreorder_ab --from FMT --to FMT --shape D0,D1,.. [--dtype T] [--to-dtype T] [--impl NAME] [--warm] "
-               "[--runs N] [--variant 'FIND=>REPLACE']... [--vs IMPL]... [--env VAR=VALUE]...\n");
-  return 2;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -40,27 +35,20 @@ int main(int argc, char** argv) {
   std::vector<std::string> variants, others, envs;
   int runs = 100;
   bool warm = false;
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    if (a == "--warm") {
-      warm = true;
-      continue;
-    }
-    if (i + 1 >= argc) return usage();
-    const std::string v = argv[++i];
-    if (a == "--from") from = v;
-    else if (a == "--to") to = v;
-    else if (a == "--shape") shape = v;
-    else if (a == "--dtype") dtype = v;
-    else if (a == "--to-dtype") to_dtype = v;
-    else if (a == "--impl") impl = v;
-    else if (a == "--runs") runs = std::max(5, std::atoi(v.c_str()));
-    else if (a == "--variant") variants.push_back(v);
-    else if (a == "--vs") others.push_back(v);
-    else if (a == "--env") envs.push_back(v);
-    else return usage();
-  }
-  if (from.empty() || to.empty() || shape.empty()) return usage();
+  CLI::App app("clreorder_ab: interleaved A/B timing of variants of one generated kernel (event kernel time)",
+               "clreorder_ab");
+  app.add_option("--from", from, "source format")->required();
+  app.add_option("--to", to, "destination format")->required();
+  app.add_option("--shape", shape, "logical dims, canonical order")->required();
+  app.add_option("--dtype", dtype, "source data type")->capture_default_str();
+  app.add_option("--to-dtype", to_dtype, "destination data type (default: --dtype)");
+  app.add_option("--impl", impl, "implementation of variant 0 (default: the selector's)");
+  app.add_option("--runs", runs, "interleaved runs of each variant")->capture_default_str()->check(CLI::Range(5, 1000000));
+  app.add_flag("--warm", warm, "leave the working set in cache between launches");
+  app.add_option("--variant", variants, "'FIND=>REPLACE[;;FIND=>REPLACE..]': variant 0's source, substituted");
+  app.add_option("--vs", others, "the kernel another implementation generates");
+  app.add_option("--env", envs, "VAR=VALUE: the kernel generated with this environment variable set");
+  CLI11_PARSE(app, argc, argv);
   try {
     const Dims dims = parse_dims(shape);
     Layout src(format_from_name(from), parse_data_type(dtype), dims);

@@ -14,6 +14,9 @@
 #include <string>
 #include <vector>
 
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
 #include "clreorder/error.hpp"
 #include "clreorder/format.hpp"
 #include "clreorder/reference.hpp"
@@ -37,15 +40,17 @@ std::vector<std::pair<Layout, Layout>> model() {
 }  // namespace
 
 int main(int argc, char** argv) {
-  const bool settle = argc >= 2 && std::string(argv[argc - 1]) == "--settle";
-  if (settle) --argc;
-  const std::string mode = argc >= 2 ? argv[1] : "", policy = argc >= 3 ? argv[2] : "background";
+  std::string mode, policy = "background";
+  bool settle = false;
   const std::map<std::string, CompilePolicy> policies = {
       {"background", CompilePolicy::background}, {"wait", CompilePolicy::wait}, {"agnostic", CompilePolicy::agnostic}};
-  if ((mode != "first" && mode != "batched" && mode != "one-by-one") || argc > 3 || !policies.count(policy)) {
-    std::fprintf(stderr, "usage: clreorder_model_load first|batched|one-by-one [background|wait|agnostic] [--settle]\n");
-    return 2;
-  }
+  CLI::App app("clreorder_model_load: a new process's time to its reorders' results (one JSON line)",
+               "clreorder_model_load");
+  app.add_option("mode", mode, "first, batched or one-by-one")->required()->check(CLI::IsMember({"first", "batched", "one-by-one"}));
+  app.add_option("policy", policy, "background (default), wait or agnostic")->capture_default_str()
+      ->check(CLI::IsMember({"background", "wait", "agnostic"}));
+  app.add_flag("--settle", settle, "afterwards, wait for the background compiles and stores");
+  CLI11_PARSE(app, argc, argv);
   try {
     const Engine engine = Engine::open().with_policy(policies.at(policy));
     std::vector<std::pair<Layout, Layout>> pairs;
@@ -67,10 +72,11 @@ int main(int argc, char** argv) {
     }
     const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     const CacheStats s = ProgramCache::instance().stats();
-    std::printf("{\"mode\": \"%s\", \"policy\": \"%s\", \"reorders\": %zu, \"ms\": %.2f, \"programs_compiled\": %llu, "
-                "\"programs_loaded\": %llu, \"compile_ms\": %.2f, \"agnostic_runs\": %zu, \"bytes\": %zu}\n",
-                mode.c_str(), policy.c_str(), pairs.size(), ms, static_cast<unsigned long long>(s.programs_built),
-                static_cast<unsigned long long>(s.programs_loaded), s.compile_ms, agnostic_runs, bytes);
+    const nlohmann::ordered_json line = {
+        {"mode", mode},          {"policy", policy}, {"reorders", pairs.size()}, {"ms", ms},
+        {"programs_compiled", s.programs_built}, {"programs_loaded", s.programs_loaded}, {"compile_ms", s.compile_ms},
+        {"agnostic_runs", agnostic_runs}, {"bytes", bytes}};
+    std::printf("%s\n", line.dump().c_str());
     if (settle) wait_for_background_compiles();
   } catch (const std::exception& e) {
     std::fprintf(stderr, "clreorder_model_load: %s\n", e.what());

@@ -13,7 +13,7 @@ bin="$build/perf/clreorder_model_load"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
-field() { sed -E "s/.*\"$1\": ([0-9.]+).*/\1/"; }
+field() { sed -E "s/.*\"$1\": ?([0-9.]+).*/\1/"; }
 echo "| what | policy | caches | ms (median of $runs processes) | programs compiled / loaded | results by the agnostic kernel |"
 echo "|---|---|---|---:|---:|---:|"
 for what in "first background" "first wait" "one-by-one background" "one-by-one wait" "batched wait"; do

@@ -13,6 +13,8 @@
 #include <string>
 #include <vector>
 
+#include <CLI/CLI.hpp>
+
 #include "clreorder/bench.hpp"
 #include "clreorder/error.hpp"
 #include "clreorder/format.hpp"
@@ -125,25 +127,16 @@ int main(int argc, char** argv) {
   int runs = 25, repeat = 3;
   bool views = false;
   std::string impl, out = ".", filter;
-  for (int i = 1; i < argc; ++i) {
-    std::string a = argv[i];
-    auto value = [&]() -> std::string {
-      if (i + 1 >= argc) throw Error("option " + a + " needs a value");
-      return argv[++i];
-    };
-    try {
-      if (a == "--runs") runs = std::stoi(value());
-      else if (a == "--repeat") repeat = std::max(1, std::stoi(value()));
-      else if (a == "--impl") impl = value();
-      else if (a == "--out") out = value();
-      else if (a == "--filter") filter = value();
-      else if (a == "--views") views = true;
-      else throw Error("unknown option '" + a + "' (use --runs N, --repeat R, --impl NAME, --out DIR, --filter TEXT, --views)");
-    } catch (const std::exception& e) {
-      std::fprintf(stderr, "clreorder_suite: %s\n", e.what());
-      return 2;
-    }
-  }
+  CLI::App app("clreorder_suite: the reorder cases runtimes hit most, each timed against a copy of the same bytes",
+               "clreorder_suite");
+  app.add_option("--runs", runs, "timed runs per measurement (median)")->capture_default_str()->check(CLI::Range(1, 100000));
+  app.add_option("--repeat", repeat, "measurements per case; the median-ratio one is reported")->capture_default_str()
+      ->check(CLI::Range(1, 1000));
+  app.add_option("--impl", impl, "force an implementation");
+  app.add_option("--out", out, "directory for the table and CSV")->capture_default_str();
+  app.add_option("--filter", filter, "only the cases whose name contains this");
+  app.add_flag("--views", views, "strided views beside their dense twins instead (views.md, views.csv)");
+  CLI11_PARSE(app, argc, argv);
   try {
     Engine engine = Engine::open();
     if (views) return run_views(engine, runs, repeat, impl, out, filter);

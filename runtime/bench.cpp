@@ -2,6 +2,8 @@
 // same machine load (the machine is shared and noisy; ratios of same-run medians are what we report).
 #include "clreorder/bench.hpp"
 
+#include <nlohmann/json.hpp>
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -28,16 +30,14 @@ double now_ms() {
 }  // namespace
 
 std::string BenchResult::json(const Layout& src, const Layout& dst) const {
-  char buf[1024];
-  std::snprintf(buf, sizeof buf,
-                "{\"from\": \"%s\", \"to\": \"%s\", \"shape\": \"%s\", \"dtype\": \"%s\", \"to_dtype\": \"%s\", "
-                "\"impl\": \"%s\", \"runs\": %d, \"median_ms\": %.5f, \"kernel_ms\": %.5f, \"copy_ms\": %.5f, "
-                "\"gbps_logical\": %.3f, \"gbps_physical\": %.3f, \"copy_gbps\": %.3f, \"ratio\": %.4f, "
-                "\"enqueue_us\": %.2f, \"bare_enqueue_us\": %.2f}",
-                src.format().name().c_str(), dst.format().name().c_str(), dims_to_string(src.dims(), ",").c_str(),
-                to_string(src.data_type()), to_string(dst.data_type()), impl.c_str(), runs, median_ms, kernel_ms,
-                copy_ms, gbps_logical, gbps_physical, copy_gbps, ratio, enqueue_us, bare_enqueue_us);
-  return buf;
+  const nlohmann::ordered_json out = {
+      {"from", src.format().name()}, {"to", dst.format().name()}, {"shape", src.dims()}, {"to_shape", dst.dims()},
+      {"dtype", to_string(src.data_type())}, {"to_dtype", to_string(dst.data_type())},
+      {"source", src.describe()}, {"destination", dst.describe()}, {"impl", impl}, {"runs", runs},
+      {"median_ms", median_ms}, {"kernel_ms", kernel_ms}, {"copy_ms", copy_ms}, {"gbps_logical", gbps_logical},
+      {"gbps_physical", gbps_physical}, {"copy_gbps", copy_gbps}, {"ratio", ratio}, {"enqueue_us", enqueue_us},
+      {"bare_enqueue_us", bare_enqueue_us}};
+  return out.dump();
 }
 
 BenchResult bench_reorder(const Engine& engine, const Layout& src, const Layout& dst, const std::string& force, int runs) {

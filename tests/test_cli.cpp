@@ -5,18 +5,27 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
+#include "cli.hpp"
+#include "clreorder/format.hpp"
 #include "clreorder/runtime.hpp"
 #include "clreorder/version.h"
 #include "test_support.hpp"
 
 namespace {
+
+using Json = nlohmann::json;
 
 struct Result {
   int status = -1;
@@ -85,7 +94,7 @@ TEST(Cli, EveryMalformedArgumentIsNamedOnOneLineAndWritesNothing) {
       {{"explain", "bfyx", "--shape", "1,2,3,4", "--limit", "x"}, "--limit 'x'"},
       {{"explain", "bfyx", "--shape", "1,2,3,4", "--limit", "99999999"}, "--limit '99999999'"},
       {{"explain", "--shape", "1,2,3,4"}, "explain takes one FORMAT"},
-      {{"explain", "bfyx", "byxf", "--shape", "1,2,3,4"}, "unexpected argument 'byxf'"},
+      {{"explain", "bfyx", "byxf", "--shape", "1,2,3,4"}, "not expected: byxf"},
       {{"explain", "winograd_2x3_s1_data", "--shape", "1,2,3,4"}, "format 'winograd_2x3_s1_data' is not supported"},
       {{"explain", "bfyx", "--shape", "1,2,3,4", "--svg", dir + "/p.svg", "--color-by", "q"},
        "--color-by 'q' is not an axis of bfyx (its axes: bfyx)"},
@@ -98,14 +107,14 @@ TEST(Cli, EveryMalformedArgumentIsNamedOnOneLineAndWritesNothing) {
       {run_with({"--policy", "later"}), "--policy 'later': expected wait, background or agnostic"},
       {{"cache"}, "cache takes 'info' or 'clear'"},
       {{"cache", "purge"}, "cache takes 'info' or 'clear'"},
-      {{"cache", "info", "extra"}, "unexpected argument 'extra'"},
+      {{"cache", "info", "extra"}, "not expected: extra"},
       {{"cache", "clear", "--json"}, "--json goes with cache info"},
       {{"precompile"}, "precompile takes one FILE"},
       {{"precompile", dir + "/missing"}, "cannot read precompile file '" + dir + "/missing'"},
-      {{"precompile", small}, small + ":1: unexpected argument 'abc'"},
-      {{"precompile", sub}, "precompile file '" + sub + "' lists no reorder"},
+      {{"precompile", small}, small + ":1: --from is required"},
+      {{"precompile", sub}, "precompile file '" + sub + "' is a directory"},
       {{"frobnicate"}, "unknown command 'frobnicate'"},
-      {{"devices", "--json"}, "unknown option '--json'"},
+      {{"devices", "--jsn"}, "not expected: --jsn"},
       {{"run", "--from", "bfyx", "--to", "byxf", "--shape", "2,3,4"}, "shape 2,3,4 has 3 dims but format bfyx has rank 4"},
       {{"run", "--from", "bfyx", "--to", "byxf", "--shape", "1,2,,4"}, "part '' is not a non-negative integer"},
       {{"run", "--from", "bfyx", "--to", "byxf", "--shape", "1,2,3,9999999999999999"}, "part '9999999999999999'"},
@@ -113,12 +122,15 @@ TEST(Cli, EveryMalformedArgumentIsNamedOnOneLineAndWritesNothing) {
       {{"run", "--from", "bfyx", "--to", "byxf", "--shape", "4096,4096,256,256"}, "over the largest buffer device"},
       {{"run", "--from", "goiyx", "--to", "bfyx", "--shape", "1,2,3,4"}, "shape 1,2,3,4 has 4 dims but format goiyx"},
       {{"run", "--from", "goiyx", "--to", "bfzyx", "--shape", "1,2,3,4,5"}, "cannot reorder goiyx"},
-      {{"run", "--from", "bfyx", "--to", "byxf"}, "missing option --shape"},
-      {{"run", "--to", "byxf", "--shape", "1,2,3,4"}, "missing option --from"},
-      {{"run", "--from", "bfyx", "--to", "byxf", "--shape"}, "option --shape needs a value"},
-      {run_with({"--shape", "1,2,3,4"}), "option --shape is given twice"},
-      {run_with({"--shpe", "1,2,3,4"}), "unknown option '--shpe'"},
-      {run_with({"extra"}), "unexpected argument 'extra'"},
+      {{"run", "--from", "bfyx", "--to", "byxf"}, "--shape is required"},
+      {{"run", "--to", "byxf", "--shape", "1,2,3,4"}, "--from is required"},
+      {{"run", "--from", "bfyx", "--to", "byxf", "--shape"}, "--shape: needs a value, not the option '--output'"},
+      {{"run", "--from", "bfyx", "--to", "byxf", "--shape", "--check"}, "--shape: needs a value, not the option '--check'"},
+      {{"run", "--from", "bfyx", "--to", "byxf", "--output", dir + "/o.bin", "--shape="}, "--shape: 1 required D0,D1,.. missing"},
+      {{"explain", "bfyx", "--shape", "1,2,3,4", "--json", "--svg", dir + "/p.svg"}, "--json and --svg: give one of them"},
+      {run_with({"--shape", "1,2,3,4"}), "--shape: At Most 1 required but received 2"},
+      {run_with({"--shpe", "1,2,3,4"}), "were not expected: 1,2,3,4 --shpe"},
+      {run_with({"extra"}), "not expected: extra"},
       {run_with({"--dtype", "f128"}), "unknown data type 'f128'"},
       {run_with({"--to-dtype", "bf17"}), "unknown data type 'bf17'"},
       {run_with({"--dst-strides", "0,1,0,0"}), "strides 0,1,0,0 repeat elements"},
@@ -128,12 +140,12 @@ TEST(Cli, EveryMalformedArgumentIsNamedOnOneLineAndWritesNothing) {
       {{"run", "--from", "bfyx", "--to", "tpu_aligned(npus=4,npu_bytes=1024,addr=100)", "--shape", "1,2,3,4"},
        "addr=100 is not divisible by 128"},
       {{"run", "--from", "aBcd16e", "--to", "byxf", "--shape", "1,2,3,4"}, "bad oneDNN format tag 'aBcd16e'"},
-      {run_with({"--dtype", ""}), "option --dtype is empty"},
+      {run_with({"--dtype", ""}), "--dtype: empty value"},
       {run_with({"--src-pad-lower", "-1,0,0,0"}), "part '-1' is not a non-negative integer"},
       {run_with({"--dst-pad-upper", "0,1"}), "must have 4 values"},
       {run_with({"--dst-pad-upper", "0,999999999999999,0,0"}), "with padding lower 0,0,0,0 upper 0,999999999999999,0,0"},
       {run_with({"--dst-pad-upper", "0,99999999999999,99999999999999,0"}), "upper 0,99999999999999,99999999999999,0"},
-      {run_with({"--impl", ""}), "option --impl is empty"},
+      {run_with({"--impl", ""}), "--impl: empty value"},
       {run_with({"--impl", "nope"}), "--impl 'nope' names no implementation"},
       {run_with({"--impl", "lanes"}), "implementation 'lanes' declines"},
       {run_with({"--device", "no-such-device"}), "'no-such-device' matches no OpenCL device"},
@@ -154,6 +166,11 @@ TEST(Cli, EveryMalformedArgumentIsNamedOnOneLineAndWritesNothing) {
        "--runs '99999999999999999999'"},
       {{"source", "--from", "bfyx", "--to", "b_fs_yx_fsv16", "--shape", "2,19,3,3", "--impl", "staged"},
        "implementation 'staged' declines"},
+      // A device choice that matches nothing fails for source as for run, instead of a made-up device.
+      {{"source", "--from", "bfyx", "--to", "byxf", "--shape", "1,2,3,4", "--device", "no-such-device"},
+       "'no-such-device' matches no OpenCL device"},
+      {{"source", "--from", "bfyx", "--to", "byxf", "--shape", "1,2,3,4"}, "CLREORDER_DEVICE 'nope' matches no OpenCL device",
+       "CLREORDER_DEVICE=nope"},
   };
   int n = 0;
   for (const Bad& b : bad) {
@@ -218,7 +235,8 @@ TEST(Cli, WellFormedInvocationsSucceed) {
   EXPECT_NE(r.out.find("precompiled 2 reorders"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("kept in " + cache), std::string::npos) << r.out;
   r = run({"cache", "info", "--json"}, env);
-  EXPECT_NE(r.out.find("\"programs\": 2, \"indexes\": 2"), std::string::npos) << r.out;
+  EXPECT_EQ(Json::parse(r.out)["programs"], 2) << r.out;
+  EXPECT_EQ(Json::parse(r.out)["indexes"], 2) << r.out;
   r = run({"run", "--from", "oiyx", "--to", "os_is_yx_isv16_osv16", "--shape", "20,18,3,3", "--check", "--verbose"}, env);
   EXPECT_EQ(r.status, 0) << r.err;
   EXPECT_NE(r.out.find("cache: loaded from the kernel cache " + cache), std::string::npos) << r.out;
@@ -236,7 +254,118 @@ TEST(Cli, WellFormedInvocationsSucceed) {
               r.out.find("cache: compiled, to be stored in " + cache) != std::string::npos)
       << r.out;
   r = run({"cache", "info", "--json"}, env);
-  EXPECT_EQ(r.out.find("\"programs\": 0,"), std::string::npos) << r.out;
+  EXPECT_GT(Json::parse(r.out)["programs"].get<int>(), 0) << r.out;
   r = run({"cache", "info"}, "CLREORDER_CACHE_DIR=off");
   EXPECT_NE(r.out.find("kernel cache: off"), std::string::npos) << r.out;
+}
+
+// Every command has --help; options take --key=value; the --json outputs parse and carry typed fields.
+TEST(Cli, HelpEverywhereKeyEqualsValueAndTypedJson) {
+  for (const char* cmd : {"devices", "formats", "explain", "run", "bench", "source", "precompile", "cache", "demo",
+                          "version", "help"}) {
+    const Result r = run({cmd, "--help"});
+    EXPECT_EQ(r.status, 0) << cmd << ": " << r.err;
+    EXPECT_NE(r.out.find(std::string("Usage: clreorder ") + cmd), std::string::npos) << r.out;
+  }
+  Result r = run({"--help"});
+  EXPECT_EQ(r.status, 0);
+  for (const char* cmd : {"devices", "formats", "explain", "run", "bench", "source", "precompile", "cache", "demo"})
+    EXPECT_NE(r.out.find(std::string("\n  ") + cmd + " "), std::string::npos) << cmd << " missing from:\n" << r.out;
+
+  // formats: every registry row, aliases as arrays, blocks as data, null where a field has no value.
+  r = run({"formats", "--json"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const Json formats = Json::parse(r.out);
+  ASSERT_EQ(formats.size(), clreorder::registry().size());
+  bool blocked_seen = false, unsupported_seen = false;
+  for (const Json& f : formats) {
+    ASSERT_TRUE(f["aliases"].is_array()) << f.dump();
+    if (f["name"] == "b_fs_yx_fsv16") {
+      blocked_seen = true;
+      EXPECT_EQ(f["rank"], 4);
+      EXPECT_EQ(f["blocks"], Json::parse(R"([{"axes": "f", "size": 16}])"));
+      EXPECT_NE(std::find(f["aliases"].begin(), f["aliases"].end(), "nChw16c"), f["aliases"].end()) << f.dump();
+    }
+    if (f["supported"] == false) {
+      unsupported_seen = true;
+      EXPECT_TRUE(f["kind"].is_null() && f["rank"].is_null() && f["reason"].is_string()) << f.dump();
+    }
+  }
+  EXPECT_TRUE(blocked_seen && unsupported_seen);
+  // The text listing names the aliases too.
+  r = run({"formats"});
+  EXPECT_NE(r.out.find("aka nChw16c"), std::string::npos);
+
+  // explain: the layout, its first slots and the count left; one coordinate's offset.
+  r = run({"explain", "b_fs_yx_fsv16", "--shape=1,3,1,2", "--limit=3", "--json"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  Json e = Json::parse(r.out);
+  EXPECT_EQ(e["shape"], Json::parse("[1, 3, 1, 2]"));
+  EXPECT_EQ(e["elements"], 32);
+  EXPECT_EQ(e["slots"].size(), 3u);
+  EXPECT_EQ(e["slots"][1]["coord"], Json::parse("[0, 1, 0, 0]"));
+  EXPECT_EQ(e["more_slots"], 29);
+  EXPECT_TRUE(e["strides"].is_null());
+  r = run({"explain", "bfyx", "--shape", "1,2,3,4", "--at", "0,1,0,0", "--json"});
+  EXPECT_EQ(Json::parse(r.out)["at"]["offset"], 12) << r.out;
+  EXPECT_TRUE(Json::parse(r.out)["at"]["npu"].is_null()) << r.out;
+
+  // Strings with characters JSON must escape come back intact (the cache directory is the user's).
+  const std::string weird = temp_dir() + "/a \"quoted\\ dir\ttab";
+  r = run({"cache", "info", "--json"}, quote("CLREORDER_CACHE_DIR=" + weird));
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(Json::parse(r.out)["directory"], weird) << r.out;
+}
+
+TEST(Cli, JsonOfDeviceCommands) {
+  REQUIRE_DEVICE(dev);
+  Result r = run({"devices", "--json"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const Json devs = Json::parse(r.out);
+  ASSERT_FALSE(devs.empty());
+  int defaults = 0;
+  for (const Json& d : devs) {
+    EXPECT_TRUE(d["index"].is_number_integer() && d["fp16"].is_boolean() && d["max_alloc_bytes"].is_number()) << d.dump();
+    defaults += d["default"] == true;
+  }
+  EXPECT_EQ(defaults, 1);
+  r = run({"run", "--from=oiyx", "--to=os_is_yx_isv16_osv16", "--shape=20,18,3,3", "--dtype=f16", "--check", "--json"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const Json run_json = Json::parse(r.out);
+  EXPECT_EQ(run_json["check"], true);
+  EXPECT_EQ(run_json["mismatched_bytes"], 0);
+  EXPECT_EQ(run_json["from"]["shape"], Json::parse("[20, 18, 3, 3]"));
+  EXPECT_EQ(run_json["to"]["dtype"], "f16");
+  EXPECT_TRUE(run_json["ready_ms"].is_number() && run_json["impl"].is_string() && run_json["output_bytes"].is_null());
+  r = run({"run", "--from", "bfyx", "--to", "byxf", "--shape", "1,2,3,4", "--json"});
+  EXPECT_TRUE(Json::parse(r.out)["check"].is_null()) << r.out;
+  r = run({"bench", "--from", "bfyx", "--to", "b_fs_yx_fsv16", "--shape", "2,19,5,7", "--runs=2", "--json"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const Json bench = Json::parse(r.out);
+  EXPECT_EQ(bench["shape"], Json::parse("[2, 19, 5, 7]"));
+  EXPECT_EQ(bench["runs"], 2);
+  EXPECT_GT(bench["ratio"].get<double>(), 0.0);
+}
+
+// A compile that outlasts the threshold is announced on a terminal, with its time at the end; nothing on a
+// stream that is not a terminal, nor when the work ends first.
+TEST(Cli, LongCompileProgressOnATerminalOnly) {
+  auto shown = [](int terminal, std::chrono::milliseconds after, std::chrono::milliseconds work) {
+    std::FILE* f = std::tmpfile();
+    {
+      const clreorder::CompileProgress progress("compiling the test's kernel", f, terminal, after);
+      std::this_thread::sleep_for(work);
+    }
+    std::string text(4096, '\0');
+    std::rewind(f);
+    text.resize(std::fread(&text[0], 1, text.size(), f));
+    std::fclose(f);
+    return text;
+  };
+  const std::string long_one = shown(1, std::chrono::milliseconds(0), std::chrono::milliseconds(300));
+  EXPECT_EQ(long_one.rfind("\rclreorder: compiling the test's kernel: 0.", 0), 0u) << long_one;
+  EXPECT_EQ(long_one.back(), '\n');
+  EXPECT_NE(long_one.find(" s\n"), std::string::npos) << long_one;
+  EXPECT_EQ(shown(0, std::chrono::milliseconds(0), std::chrono::milliseconds(100)), "");
+  EXPECT_EQ(shown(1, std::chrono::milliseconds(5000), std::chrono::milliseconds(10)), "");
 }

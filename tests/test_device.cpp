@@ -12,7 +12,9 @@
 #include <functional>
 #include <limits>
 #include <map>
+#include <memory>
 
+#include "bad_inputs.hpp"
 #include "clreorder/format.hpp"
 #include "clreorder/reference.hpp"
 #include "clreorder/reorder.hpp"
@@ -372,26 +374,21 @@ TEST(Device, CallersContextAndQueue) {
   EXPECT_EQ(r.kernel_ms, -1);  // the caller's queue has no profiling
 }
 
+// What only the C++ API can be given (host vectors, a forced implementation by option); the buffer, layout
+// and device errors both APIs share are the rows of BadBuffersAreRefusedAndTheDestinationIsUntouched,
+// UnknownDeviceChoiceThroughBothApis and Model.LayoutErrorsNameTheValue.
 TEST(Device, BadInputGetsClearErrors) {
   REQUIRE_DEVICE(e);
   const auto msg = error_of;
   Layout src(Format::parse("bfyx"), DataType::f32, {2, 3, 4, 5});
   Layout dst(Format::parse("b_fs_yx_fsv16"), DataType::f32, {2, 3, 4, 5});
-  cl::Buffer small(e->context(), CL_MEM_READ_WRITE, 100), big(e->context(), CL_MEM_READ_WRITE, 1 << 16);
-  EXPECT_NE(msg([&] { reorder(*e, small, 0, src, big, 0, dst); }).find("source buffer holds 100 bytes"), std::string::npos);
-  EXPECT_NE(msg([&] { reorder(*e, big, 0, src, small, 0, dst); }).find("destination buffer holds 100 bytes"), std::string::npos);
-  EXPECT_NE(msg([&] { reorder(*e, big, 2, src, big, 0, dst); }).find("byte offset 2"), std::string::npos);
+  cl::Buffer big(e->context(), CL_MEM_READ_WRITE, 1 << 16);
   EXPECT_NE(msg([&] { reorder(*e, std::vector<uint8_t>(7), src, dst); }).find("source holds 7 bytes"), std::string::npos);
-  Layout other(Format::parse("bfyx"), DataType::f32, {2, 3, 4, 6});
-  EXPECT_NE(msg([&] { reorder(*e, big, 0, src, big, 0, other); }).find("cannot reorder"), std::string::npos);
   ReorderOptions force;
   force.force_impl = "no_such_impl";
   EXPECT_NE(msg([&] { reorder(*e, big, 0, src, big, 4096, dst, force); }).find("unknown reorder implementation 'no_such_impl'"),
             std::string::npos);
-  std::string none = msg([] { choose_device("no-such-device-xyz"); });
-  EXPECT_NE(none.find("'no-such-device-xyz' matches no OpenCL device"), std::string::npos);
-  EXPECT_NE(none.find(e->info().name), std::string::npos);  // lists the devices there are
-  EXPECT_NE(msg([] { choose_device("999"); }).find("'999'"), std::string::npos);
+  EXPECT_NE(msg([] { choose_device("no-such-device-xyz"); }).find(e->info().name), std::string::npos);  // lists the devices
   // OpenCL failures name the call and the code by name; a build failure carries the build log.
   KernelSource broken{"broken_kernel", "__kernel void broken_kernel(__global float* p) { p[0] = undefined_name; }", "-cl-std=CL1.2"};
   std::string build = msg([&] { ProgramCache::instance().kernel(e->context(), e->device(), broken); });
@@ -401,8 +398,9 @@ TEST(Device, BadInputGetsClearErrors) {
   EXPECT_STREQ(cl_error_name(CL_OUT_OF_RESOURCES), "CL_OUT_OF_RESOURCES");
 }
 
-// Every bad argument of reorder() on buffers throws before anything is enqueued, naming the value, and the
-// destination keeps every byte it had (a sentinel); the same call with good arguments then works.
+// Every bad argument of reorder() on buffers is refused before anything is enqueued, naming the value, and the
+// destination keeps every byte it had (a sentinel); the same call with good arguments then works. Each row is
+// data and goes through the C++ API and the C API (clreorder.h) alike: the same words, a status, no event.
 TEST(Device, BadBuffersAreRefusedAndTheDestinationIsUntouched) {
   REQUIRE_DEVICE(e);
   const Layout src(Format::parse("bfyx"), DataType::f32, {2, 3, 4, 5});
@@ -412,6 +410,7 @@ TEST(Device, BadBuffersAreRefusedAndTheDestinationIsUntouched) {
   const std::vector<uint8_t> sentinel = random_bytes(4 * db, 21);
   cl::Buffer parent(ctx, CL_MEM_READ_WRITE, sentinel.size());
   cl::Buffer src_buf(ctx, CL_MEM_READ_WRITE, sb), ro(ctx, CL_MEM_READ_ONLY, db), wo(ctx, CL_MEM_WRITE_ONLY, sb);
+  cl::Buffer small_buf(ctx, CL_MEM_READ_WRITE, 100);
   e->queue().enqueueWriteBuffer(src_buf, CL_TRUE, 0, sb, visible_sources(src, DataType::f32, 1).front().data());
   cl::Context other(e->device());
   cl::Buffer foreign(other, CL_MEM_READ_WRITE, sb);
@@ -419,53 +418,99 @@ TEST(Device, BadBuffersAreRefusedAndTheDestinationIsUntouched) {
   cl_buffer_region lo{0, 2 * align}, hi{align, 2 * align};
   cl::Buffer sub_lo = parent.createSubBuffer(CL_MEM_READ_WRITE, CL_BUFFER_CREATE_TYPE_REGION, &lo);
   cl::Buffer sub_hi = parent.createSubBuffer(CL_MEM_READ_WRITE, CL_BUFFER_CREATE_TYPE_REGION, &hi);
-  const Layout small(Format::parse("bfyx"), DataType::f32, {1, 1, 2, 4});  // 32 bytes: fits in either half
   const size_t huge = std::numeric_limits<size_t>::max();
+  const std::map<std::string, cl::Buffer> buffers = {{"src", src_buf}, {"parent", parent}, {"ro", ro}, {"wo", wo},
+                                                     {"small", small_buf}, {"foreign", foreign}, {"sub_lo", sub_lo},
+                                                     {"sub_hi", sub_hi}, {"null", cl::Buffer()}};
+  const LayoutSpec plain{"bfyx", {2, 3, 4, 5}}, blocked{"b_fs_yx_fsv16", {2, 3, 4, 5}};
+  const LayoutSpec tiny{"bfyx", {1, 1, 2, 4}};  // 32 bytes: fits in either half
+  const LayoutSpec longer{"bfyx", {2, 3, 4, 6}}, shared{"bfyx", {2, 3, 4, 5}, {}, {}, {20, 0, 5, 1}};
   struct Bad {
-    std::function<void()> call;
+    std::string src;
+    size_t src_offset;
+    LayoutSpec src_layout;
+    std::string dst;
+    size_t dst_offset;
+    LayoutSpec dst_layout;
     std::string says;
+    const char* env = nullptr;  // VAR=VALUE set for the call
   };
   const Bad bad[] = {
-      {[&] { reorder(*e, src_buf, 0, src, parent, huge - 3, dst); }, "at byte offset 18446744073709551612 needs"},
-      {[&] { reorder(*e, src_buf, huge - 3, src, parent, 0, dst); }, "source buffer holds"},
-      {[&] { reorder(*e, src_buf, 0, src, parent, huge - db + 1, dst); }, "destination buffer holds"},
-      {[&] { reorder(*e, src_buf, 4, src, parent, 0, dst); }, "source buffer holds 480 bytes"},
-      {[&] { reorder(*e, src_buf, 2, src, parent, 0, dst); }, "source byte offset 2"},
-      {[&] { reorder(*e, parent, 0, src, parent, 4, dst); }, "source and destination overlap"},
-      {[&] { reorder(*e, sub_lo, align, small, sub_hi, 0, small); },
+      {"src", 0, plain, "parent", huge - 3, blocked, "at byte offset 18446744073709551612 needs"},
+      {"src", huge - 3, plain, "parent", 0, blocked, "source buffer holds"},
+      {"src", 0, plain, "parent", huge - db + 1, blocked, "destination buffer holds"},
+      {"src", 4, plain, "parent", 0, blocked, "source buffer holds 480 bytes"},
+      {"src", 2, plain, "parent", 0, blocked, "source byte offset 2"},
+      {"small", 0, plain, "parent", 0, blocked, "source buffer holds 100 bytes"},
+      {"src", 0, plain, "small", 0, blocked, "destination buffer holds 100 bytes"},
+      {"parent", 0, plain, "parent", 4, blocked, "source and destination overlap"},
+      {"sub_lo", align, tiny, "sub_hi", 0, tiny,
        "overlap: bytes [" + std::to_string(align) + ", " + std::to_string(align + 32) + ") and [" + std::to_string(align)},
-      {[&] { reorder(*e, sub_lo, align - 16, small, sub_hi, 0, small); }, "source and destination overlap"},
-      {[&] { reorder(*e, foreign, 0, src, parent, 0, dst); }, "source buffer belongs to another OpenCL context"},
-      {[&] { reorder(*e, src_buf, 0, src, ro, 0, dst); }, "destination buffer was created CL_MEM_READ_ONLY"},
-      {[&] { reorder(*e, wo, 0, src, parent, 0, dst); }, "source buffer was created CL_MEM_WRITE_ONLY"},
-      {[&] { reorder(*e, cl::Buffer(), 0, src, parent, 0, dst); }, "source buffer is null"},
-      {[&] { reorder(*e, src_buf, 0, src, cl::Buffer(), 0, dst); }, "destination buffer is null"},
-      {[&] { reorder(*e, src_buf, 0, src, parent, 0, Layout(Format::parse("bfyx"), DataType::f32, {2, 3, 4, 6})); }, "cannot reorder"},
-      {[&] {
-         ReorderOptions o;
-         o.force_impl = "lanes";
-         reorder(*e, src_buf, 0, src, parent, 0, dst, o);
-       }, "implementation 'lanes' declines"},
+      {"sub_lo", align - 16, tiny, "sub_hi", 0, tiny, "source and destination overlap"},
+      {"foreign", 0, plain, "parent", 0, blocked, "source buffer belongs to another OpenCL context"},
+      {"src", 0, plain, "ro", 0, blocked, "destination buffer was created CL_MEM_READ_ONLY"},
+      {"wo", 0, plain, "parent", 0, blocked, "source buffer was created CL_MEM_WRITE_ONLY"},
+      {"null", 0, plain, "parent", 0, blocked, "source buffer is null"},
+      {"src", 0, plain, "null", 0, blocked, "destination buffer is null"},
+      {"src", 0, plain, "parent", 0, longer, "cannot reorder"},
+      {"src", 0, plain, "parent", 0, shared, "strides 20,0,5,1"},
+      {"src", 0, plain, "parent", 0, blocked, "implementation 'lanes' declines", "CLREORDER_FORCE_IMPL=lanes"},
+      {"src", 0, plain, "parent", 0, blocked, "unknown reorder implementation 'no_such_impl'", "CLREORDER_FORCE_IMPL=no_such_impl"},
+      // The environment is read as a value too: a wrong one is named, not ignored.
+      {"src", 0, plain, "parent", 0, blocked, "'13'", "CLREORDER_INDEX_BITS=13"},
+      {"src", 0, plain, "parent", 0, blocked, "'13'", "CLREORDER_TUNING=13"},
+      {"src", 0, plain, "parent", 0, blocked, "'13'", "CLREORDER_FORCE_IMPL=13"},
   };
-  for (const Bad& b : bad) {
-    e->queue().enqueueWriteBuffer(parent, CL_TRUE, 0, sentinel.size(), sentinel.data());
-    const std::string why = error_of(b.call);
-    EXPECT_NE(why.find(b.says), std::string::npos) << "expected '" << b.says << "' in: " << why;
+  clreorder_context c_ctx = nullptr;
+  ASSERT_EQ(clreorder_context_create(e->context()(), e->device()(), e->queue()(), &c_ctx), CLREORDER_SUCCESS);
+  auto untouched = [&](const std::string& why) {
     e->queue().finish();
     std::vector<uint8_t> after(sentinel.size());
     e->queue().enqueueReadBuffer(parent, CL_TRUE, 0, after.size(), after.data());
     EXPECT_EQ(compare_bytes(after, sentinel), "") << "the destination changed after: " << why;
+  };
+  for (const Bad& b : bad) {
+    const std::string env = b.env ? b.env : "", var = env.substr(0, env.find('='));
+    std::unique_ptr<ScopedEnv> scoped;
+    if (b.env) scoped = std::make_unique<ScopedEnv>(var.c_str(), env.substr(env.find('=') + 1).c_str());
+    const cl::Buffer &s_buf = buffers.at(b.src), &d_buf = buffers.at(b.dst);
+    e->queue().enqueueWriteBuffer(parent, CL_TRUE, 0, sentinel.size(), sentinel.data());
+    const std::string cpp = error_of([&] {
+      reorder(*e, s_buf, b.src_offset, b.src_layout.cpp(), d_buf, b.dst_offset, b.dst_layout.cpp());
+    });
+    EXPECT_NE(cpp.find(b.says), std::string::npos) << "expected '" << b.says << "' in: " << cpp;
+    untouched(cpp);
+    clreorder_status made_src = CLREORDER_SUCCESS, made_dst = CLREORDER_SUCCESS;
+    clreorder_layout c_src = b.src_layout.c(&made_src), c_dst = b.dst_layout.c(&made_dst);
+    ASSERT_TRUE(made_src == CLREORDER_SUCCESS && made_dst == CLREORDER_SUCCESS) << clreorder_last_error();
+    cl_event event = nullptr;
+    const clreorder_status status =
+        clreorder_reorder(c_ctx, s_buf(), b.src_offset, c_src, d_buf(), b.dst_offset, c_dst, 0, nullptr, &event);
+    const std::string c = clreorder_last_error();
+    EXPECT_EQ(status, CLREORDER_INVALID_VALUE) << c;
+    EXPECT_EQ(event, nullptr);
+    EXPECT_NE(c.find(cpp), std::string::npos) << "C: " << c << "\nC++: " << cpp;
+    untouched(c);
+    clreorder_layout_release(c_src);
+    clreorder_layout_release(c_dst);
   }
-  // The environment is read as a value too: a wrong one is named, not ignored.
-  for (const char* var : {"CLREORDER_INDEX_BITS", "CLREORDER_TUNING", "CLREORDER_FORCE_IMPL"}) {
-    setenv(var, "13", 1);
-    const std::string why = error_of([&] { reorder(*e, src_buf, 0, src, parent, 0, dst); });
-    unsetenv(var);
-    EXPECT_NE(why.find("'13'"), std::string::npos) << var << ": " << why;
-  }
+  clreorder_context_release(c_ctx);
   e->queue().enqueueWriteBuffer(parent, CL_TRUE, 0, sentinel.size(), sentinel.data());
   EXPECT_EQ(error_of([&] { reorder(*e, src_buf, 0, src, parent, 2 * db, dst); }), "");
-  EXPECT_EQ(error_of([&] { reorder(*e, sub_lo, 0, small, sub_hi, 0, small); }), "");  // disjoint parts of one parent
+  EXPECT_EQ(error_of([&] { reorder(*e, sub_lo, 0, tiny.cpp(), sub_hi, 0, tiny.cpp()); }), "");  // disjoint parts of one parent
+}
+
+// A device choice that matches nothing, through both APIs.
+TEST(Device, UnknownDeviceChoiceThroughBothApis) {
+  REQUIRE_DEVICE(e);
+  for (const char* spec : {"no-such-device-xyz", "999"}) {
+    const std::string cpp = error_of([&] { choose_device(spec); });
+    EXPECT_NE(cpp.find(std::string("'") + spec + "' matches no OpenCL device"), std::string::npos) << cpp;
+    clreorder_context ctx = nullptr;
+    EXPECT_EQ(clreorder_context_create_default(spec, &ctx), CLREORDER_INVALID_VALUE);
+    EXPECT_EQ(ctx, nullptr);
+    EXPECT_NE(std::string(clreorder_last_error()).find(cpp), std::string::npos) << clreorder_last_error();
+  }
 }
 
 TEST(Device, ForcedGenericIsTheFallbackForEveryPair) {

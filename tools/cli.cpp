@@ -15,7 +15,9 @@
 #include <sstream>
 #include <map>
 #include <memory>
-#include <set>
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
 
 #include "clreorder/bench.hpp"
 #include "clreorder/cache.hpp"
@@ -29,46 +31,14 @@ namespace clreorder {
 
 namespace {
 
-const char* kUsage = R"(usage: clreorder COMMAND [options]
+using Json = nlohmann::ordered_json;
 
-commands:
-  devices                      list OpenCL platforms and devices; '*' marks the default
-  formats [--json]             list every registered format (kind, rank, order, blocks, aliases)
-  explain FORMAT --shape D0,D1,... [--dtype T] [--pad-lower ..] [--pad-upper ..] [--strides ..] [--offset N]
-          [--at C0,C1,..] [--limit N] [--svg FILE [--color-by AXIS] [--columns N]]
-                               print the memory map: each offset with its logical coordinate, pad or gap;
-                               --svg draws it (cells in memory order coloured by AXIS, default the channel)
-  run --from FMT --to FMT --shape D0,D1,... [--dtype T] [--to-dtype T]
-      [--src-pad-lower ..] [--src-pad-upper ..] [--dst-pad-lower ..] [--dst-pad-upper ..]
-      [--src-strides S0,S1,..] [--dst-strides ..] [--src-offset N] [--dst-offset N] [--to-shape D0,D1,..]
-      [--input FILE] [--output FILE] [--check] [--device SPEC] [--impl NAME] [--json]
-      [--policy wait|background|agnostic] [--verbose]
-                               reorder on the device; prints the implementation, where its kernel came from,
-                               the time to the first result (ready), kernel time and GB/s. --policy: while the
-                               specialised kernel is not compiled or stored, wait for it (the default here: one
-                               reorder per process, so the kernel a runtime keeps is the one checked and timed),
-                               run the shape-agnostic kernel and compile it in the background (the library's
-                               default), or never compile it
-  bench --from FMT --to FMT --shape ... [same layout options] [--impl NAME] [--runs N] [--json] [--verbose]
-                               time the reorder (median of N runs, default 25, after warm-up) against
-                               clEnqueueCopyBuffer of the destination's bytes in the same run
-  source --from FMT --to FMT --shape ... [same layout options] [--impl NAME]
-                               print the generated OpenCL C
-  precompile FILE [--device SPEC] [--verbose]
-                               compile every reorder FILE lists (one per line: the layout options of run, and
-                               --impl) ahead of use, into the kernel cache
-                               (--verbose, for run, bench and precompile: the kernel caches' counts on stderr
-                               afterwards: programs compiled and loaded, hits, misses, rejected, stored)
-  cache info [--json] | cache clear
-                               the persistent kernel cache: its directory, files and size; or remove its files
-  demo                         bfyx -> b_fs_yx_fsv16 on a small odd shape, checked, with a short explain
-  version, --version           the library's version
-  help                         this text
-
+// What `clreorder --help` shows after the command list: the notes that hold for every command.
+const char* kFooter = R"(Run `clreorder COMMAND --help` for a command's options; options take `--key value` or `--key=value`.
 Strides (elements; of a whole block for a blocked axis) and offsets (elements) describe views such as
 PyTorch's (sizes, strides, storage_offset): elements between strided ones are never written; a source
-stride may be 0 (broadcast). FORMAT is an OpenVINO name, a oneDNN tag (nChw16c, aBcd16b) or a PyTorch
-name (channels_last).
+stride may be 0 (broadcast). FORMAT is an OpenVINO name, a oneDNN tag (nChw16c, aBcd16b), a PyTorch
+name (channels_last) or a TPU layout (tpu_aligned(npus=4,npu_bytes=1024,addr=0)).
 --to-shape reshapes on the way (same element count, any rank): elements correspond by their canonical
 row-major index, as OpenVINO's reorder between bfyx, bfzyx and bfwzyx.
 Shapes, paddings and strides are in the formats' canonical logical order: data b,f,[v,u,w,z],y,x; weights
@@ -80,39 +50,56 @@ Kernel cache: compiled kernels persist in CLREORDER_CACHE_DIR, else $XDG_CACHE_H
 ~/.cache/clreorder; CLREORDER_CACHE_DIR=off disables it.
 Environment: CLREORDER_DEVICE (index or name substring), CLREORDER_FORCE_IMPL (implementation name),
 CLREORDER_TUNING (cpu or gpu tiles, whatever the device), CLREORDER_INDEX_BITS (64 forces 64-bit indices).
-)";
+Exit status: 0 done, 1 a --check that found a difference, 2 bad input or an error (one line on stderr).)";
 
-// --key value options and bare flags, with every key checked against what the command accepts: an unknown,
-// repeated or empty option, or a positional argument the command does not take, is an error naming it.
+// One command's options, parsed by CLI11 and kept as text: numbers, lists, names and files are checked by the
+// command itself, whose errors name the value. Unknown, repeated or missing options and extra arguments are
+// CLI11's errors, which name them too.
 class Args {
  public:
-  Args(int argc, const char* const* argv, int first, const std::set<std::string>& valued,
-       const std::set<std::string>& flags, size_t max_positional = 0) {
-    for (int i = first; i < argc; ++i) {
-      std::string a = argv[i];
-      if (a.rfind("--", 0) != 0) {
-        if (positional_.size() >= max_positional) throw Error("unexpected argument '" + a + "'");
-        positional_.push_back(a);
-        continue;
-      }
-      std::string key = a.substr(2);
-      if (!flags.count(key) && !valued.count(key)) throw Error("unknown option '" + a + "'");
-      if (values_.count(key)) throw Error("option " + a + " is given twice");
-      if (flags.count(key)) {
-        values_[key] = "1";
-        continue;
-      }
-      if (i + 1 >= argc) throw Error("option " + a + " needs a value");
-      if (std::string(argv[i + 1]).rfind("--", 0) == 0)
-        throw Error("option " + a + " needs a value, not the option '" + argv[i + 1] + "'");
-      values_[key] = argv[++i];
-      if (values_[key].empty()) throw Error("option " + a + " is empty");
-    }
+  Args(CLI::App& parent, const std::string& name, const std::string& about)
+      : app_(parent.add_subcommand(name, about)) {}
+  Args(const Args&) = delete;
+  Args& operator=(const Args&) = delete;
+
+  /// `--key VALUE`: one non-empty value, not itself an option (a forgotten value is not silently the next option).
+  Args& value(const std::string& key, const std::string& type, const std::string& help, bool required = false) {
+    CLI::Option* o = app_->add_option("--" + key, values_[key], help)->type_name(type);
+    o->check(CLI::Validator(
+        [](std::string& v) -> std::string {
+          if (v.empty()) return "empty value";
+          if (v.rfind("--", 0) == 0) return "needs a value, not the option '" + v + "'";
+          return "";
+        },
+        "", "not empty"));
+    if (required) o->required();
+    return *this;
   }
-  bool has(const std::string& k) const { return values_.count(k) != 0; }
+  /// A bare `--key`.
+  Args& flag(const std::string& key, const std::string& help) {
+    app_->add_flag("--" + key, help);
+    return *this;
+  }
+  /// A positional argument, at most one (FORMAT, FILE, info|clear).
+  Args& positional(const std::string& name, const std::string& help) {
+    positional_option_ = app_->add_option(name, positional_, help);
+    return *this;
+  }
+  /// Parses a line of `run`'s options on their own (precompile's lines).
+  void parse_line(std::vector<std::string> words) {
+    words.insert(words.begin(), app_->get_name());
+    std::reverse(words.begin(), words.end());  // CLI11 takes them last first
+    app_->get_parent()->parse(words);
+  }
+  CLI::App* app() const { return app_; }
+  bool chosen() const { return app_->parsed(); }
+
+  bool has(const std::string& k) const {
+    CLI::Option* o = app_->get_option_no_throw("--" + k);
+    return o && o->count() > 0;
+  }
   std::string get(const std::string& k, const std::string& def = "") const {
-    auto it = values_.find(k);
-    return it == values_.end() ? def : it->second;
+    return has(k) ? values_.at(k) : def;
   }
   std::string need(const std::string& k) const {
     if (!has(k)) throw Error("missing option --" + k);
@@ -128,23 +115,42 @@ class Args {
       throw Error("--" + k + " '" + v + "': expected a whole number from " + std::to_string(lo) + " to " + std::to_string(hi));
     return n;
   }
-  const std::vector<std::string>& positional() const { return positional_; }
+  std::vector<std::string> positional() const {
+    if (!positional_option_ || positional_option_->count() == 0) return {};
+    return {positional_};
+  }
 
  private:
-  std::map<std::string, std::string> values_;
-  std::vector<std::string> positional_;
+  CLI::App* app_;
+  std::map<std::string, std::string> values_;  // nodes stay put: CLI11 holds references to the values
+  std::string positional_;
+  CLI::Option* positional_option_ = nullptr;
 };
+
+// The options that describe a reorder (run, bench, source, precompile's lines); `device` as well unless a
+// precompile line, whose device is the command's.
+void add_layout_options(Args& a, bool device = true) {
+  a.value("from", "FORMAT", "source format", true)
+      .value("to", "FORMAT", "destination format", true)
+      .value("shape", "D0,D1,..", "logical dims, canonical order", true)
+      .value("dtype", "TYPE", "source data type (default f32)")
+      .value("to-dtype", "TYPE", "destination data type (default: --dtype)")
+      .value("to-shape", "D0,D1,..", "destination dims: a reshape, same element count")
+      .value("src-pad-lower", "P0,P1,..", "source padding before each axis")
+      .value("src-pad-upper", "P0,P1,..", "source padding after each axis")
+      .value("dst-pad-lower", "P0,P1,..", "destination padding before each axis (zeroed)")
+      .value("dst-pad-upper", "P0,P1,..", "destination padding after each axis (zeroed)")
+      .value("src-strides", "S0,S1,..", "source strides in elements (a view; 0 broadcasts)")
+      .value("dst-strides", "S0,S1,..", "destination strides in elements (a view)")
+      .value("src-offset", "N", "source base offset in elements")
+      .value("dst-offset", "N", "destination base offset in elements")
+      .value("impl", "NAME", "force an implementation (see `source`)");
+  if (device) a.value("device", "SPEC", "device index or name substring (see `devices`)");
+}
 
 Dims optional_dims(const Args& a, const std::string& key) { return a.has(key) ? parse_dims(a.get(key)) : Dims{}; }
 
-std::string json_escape(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    if (c == '"' || c == '\\') out += '\\';
-    out += c;
-  }
-  return out;
-}
+Json json_or_null(const std::string& s) { return s.empty() ? Json(nullptr) : Json(s); }
 
 std::string coord_text(const Format& f, const int64_t* c) {
   std::string s = "[";
@@ -153,8 +159,18 @@ std::string coord_text(const Format& f, const int64_t* c) {
   return s + "]";
 }
 
-int cmd_devices() {
+int cmd_devices(const Args& a) {
   std::vector<DeviceInfo> devs = list_devices();
+  if (a.has("json")) {
+    Json out = Json::array();
+    for (const DeviceInfo& d : devs)
+      out.push_back({{"index", d.index}, {"default", d.is_default}, {"platform", d.platform}, {"name", d.name},
+                     {"type", d.type}, {"version", d.version}, {"driver", d.driver}, {"global_mem_bytes", d.global_mem},
+                     {"max_alloc_bytes", d.max_alloc}, {"cache_bytes", d.cache_bytes ? Json(d.cache_bytes) : Json(nullptr)},
+                     {"max_work_group", d.max_work_group}, {"fp16", d.fp16}, {"fp64", d.fp64}});
+    std::printf("%s\n", out.dump(2).c_str());
+    return devs.empty() ? 1 : 0;
+  }
   if (devs.empty()) {
     std::printf("no OpenCL platform or device found\n");
     return 1;
@@ -174,42 +190,41 @@ int cmd_devices() {
   return 0;
 }
 
+// A format's blocks as data: [{"axes": "f", "size": 16}, ...] in physical order.
+Json blocks_json(const Format& f) {
+  Json out = Json::array();
+  for (const Level& l : f.levels())
+    if (l.block > 0) out.push_back({{"axes", f.dims()[static_cast<size_t>(l.dim)].axes}, {"size", l.block}});
+  return out;
+}
+
 int cmd_formats(const Args& a) {
   const bool json = a.has("json");
-  if (json) std::printf("[\n");
-  bool first = true;
+  Json out = Json::array();
   for (const FormatEntry& e : registry()) {
-    std::string kind = "-", order = "-", blocks = "-", axes = "-", aliases, plain_aliases;
-    int rank = 0;
-    bool blocked = false;
-    if (e.unsupported.empty()) {
-      Format f = Format::parse(e.name);
-      for (const std::string& alias : aliases_of(f)) {
-        aliases += (aliases.empty() ? "\"" : ", \"") + json_escape(alias) + "\"";
-        plain_aliases += (plain_aliases.empty() ? "aka " : ", ") + alias;
-      }
-      kind = to_string(f.kind());
-      order = f.order();
-      blocks = f.blocks_string();
-      axes = f.axes();
-      rank = f.rank();
-      blocked = f.is_blocked();
+    if (!e.unsupported.empty()) {
+      if (json)
+        out.push_back({{"name", e.name}, {"source", e.source}, {"supported", false}, {"reason", e.unsupported}, {"kind", nullptr},
+                       {"rank", nullptr}, {"axes", nullptr}, {"order", nullptr}, {"blocks", nullptr},
+                       {"aliases", Json::array()}});
+      else
+        std::printf("%-46s not supported: %s\n", e.name.c_str(), e.unsupported.c_str());
+      continue;
     }
+    const Format f = Format::parse(e.name);
+    const std::vector<std::string> aliases = aliases_of(f);
     if (json) {
-      std::printf("%s  {\"name\": \"%s\", \"supported\": %s, \"kind\": \"%s\", \"rank\": %d, \"axes\": \"%s\", "
-                  "\"order\": \"%s\", \"blocks\": \"%s\", \"blocked\": %s, \"aliases\": [%s], \"reason\": \"%s\"}",
-                  first ? "" : ",\n", e.name.c_str(), e.unsupported.empty() ? "true" : "false", kind.c_str(), rank,
-                  axes.c_str(), order.c_str(), blocks.c_str(), blocked ? "true" : "false", aliases.c_str(),
-                  json_escape(e.unsupported).c_str());
-    } else if (e.unsupported.empty()) {
-      std::printf("%-46s %-16s rank %d  order %-8s blocks %-12s %s\n", e.name.c_str(), kind.c_str(), rank, order.c_str(),
-                  blocks.c_str(), plain_aliases.c_str());
-    } else {
-      std::printf("%-46s not supported: %s\n", e.name.c_str(), e.unsupported.c_str());
+      out.push_back({{"name", e.name}, {"source", e.source}, {"supported", true}, {"reason", nullptr}, {"kind", to_string(f.kind())},
+                     {"rank", f.rank()}, {"axes", f.axes()}, {"order", f.order()}, {"blocks", blocks_json(f)},
+                     {"aliases", aliases}});
+      continue;
     }
-    first = false;
+    std::string aka;
+    for (const std::string& alias : aliases) aka += (aka.empty() ? "aka " : ", ") + alias;
+    std::printf("%-46s %-16s rank %d  order %-8s blocks %-12s %s\n", e.name.c_str(), to_string(f.kind()), f.rank(),
+                f.order().c_str(), f.blocks_string().c_str(), aka.c_str());
   }
-  if (json) std::printf("\n]\n");
+  if (json) std::printf("%s\n", out.dump(2).c_str());
   return 0;
 }
 
@@ -294,26 +309,55 @@ int write_picture(const Args& a, const Layout& l, int64_t limit, const CliOption
   return 0;
 }
 
+// A layout as data: what `explain --json` and `run --json` report of each side.
+Json layout_json(const Layout& l) {
+  const Format& f = l.format();
+  return {{"format", f.name()}, {"dtype", to_string(l.data_type())}, {"shape", l.dims()}, {"pad_lower", l.pad_lower()},
+          {"pad_upper", l.pad_upper()}, {"strides", l.strides().empty() ? Json(nullptr) : Json(l.strides())},
+          {"offset", l.base_offset()}, {"kind", to_string(f.kind())}, {"axes", f.axes()}, {"order", f.order()},
+          {"blocks", blocks_json(f)}, {"elements", l.elements()}, {"logical_elements", l.logical_elements()},
+          {"bytes", l.bytes()}};
+}
+
+const char* slot_kind(SlotKind k) {
+  return k == SlotKind::element ? "element" : k == SlotKind::pad ? "pad" : "gap";
+}
+
 int cmd_explain(const Args& a, const CliOptions& o) {
   if (a.positional().size() != 1) throw Error("explain takes one FORMAT, e.g. clreorder explain b_fs_yx_fsv16 --shape 2,2,2,2");
   Layout l = layout_from(a, a.positional()[0], a.get("dtype", "f32"), parse_dims(a.need("shape")), "");
   const int64_t limit = a.count("limit", std::min<int64_t>(4096, o.max_explain_lines), 0, o.max_explain_lines);
+  const bool json = a.has("json");
+  if (json && a.has("svg")) throw Error("--json and --svg: give one of them");
   const Format& f = l.format();
-  std::printf("%s: %s, axes %s, order %s, blocks %s\n", l.describe().c_str(), to_string(f.kind()), f.axes().c_str(),
-              f.order().c_str(), f.blocks_string().c_str());
-  std::printf("%lld elements (%lld logical), %lld bytes\n", static_cast<long long>(l.elements()),
-              static_cast<long long>(l.logical_elements()), static_cast<long long>(l.bytes()));
   // A layout given another way (strides, a spelling) that a registered format describes.
-  const std::string same = named_equivalent(l);
-  if (!same.empty() && format_from_name(same.substr(0, same.find(' '))) != f) std::printf("same elements as %s\n", same.c_str());
-  if (!l.overlap().empty()) std::printf("overlapping: %s (a source only)\n", l.overlap().c_str());
+  std::string same = named_equivalent(l);
+  if (!same.empty() && format_from_name(same.substr(0, same.find(' '))) == f) same.clear();
+  Json out = layout_json(l);
+  out["same_elements_as"] = json_or_null(same);
+  out["overlap"] = json_or_null(l.overlap());
+  if (!json) {
+    std::printf("%s: %s, axes %s, order %s, blocks %s\n", l.describe().c_str(), to_string(f.kind()), f.axes().c_str(),
+                f.order().c_str(), f.blocks_string().c_str());
+    std::printf("%lld elements (%lld logical), %lld bytes\n", static_cast<long long>(l.elements()),
+                static_cast<long long>(l.logical_elements()), static_cast<long long>(l.bytes()));
+    if (!same.empty()) std::printf("same elements as %s\n", same.c_str());
+    if (!l.overlap().empty()) std::printf("overlapping: %s (a source only)\n", l.overlap().c_str());
+  }
   if (a.has("at")) {
     Dims c = parse_dims(a.get("at"));
     int64_t off = l.offset(c);
     const int64_t byte = off * static_cast<int64_t>(size_of(l.data_type()));
+    const TpuPlacement* t = f.tpu();
+    if (json) {
+      out["at"] = {{"coord", c}, {"offset", off}, {"byte", byte}, {"npu", t ? Json(byte / t->npu_bytes) : Json(nullptr)},
+                   {"npu_offset", t ? Json(byte % t->npu_bytes) : Json(nullptr)}};
+      std::printf("%s\n", out.dump(2).c_str());
+      return 0;
+    }
     std::printf("%s -> offset %lld (byte %lld)", coord_text(f, c.data()).c_str(), static_cast<long long>(off),
                 static_cast<long long>(byte));
-    if (const TpuPlacement* t = f.tpu())
+    if (t)
       std::printf(": NPU %lld, offset %lld in it (local memory address %lld)", static_cast<long long>(byte / t->npu_bytes),
                   static_cast<long long>(byte % t->npu_bytes), static_cast<long long>(byte));
     std::printf("\n");
@@ -325,7 +369,13 @@ int cmd_explain(const Args& a, const CliOptions& o) {
   // (strided views) show as gaps.
   int64_t total = 0, next = l.base_offset();
   const std::vector<MemorySlot> slots = memory_slots(l, limit, &total);
+  Json listed = Json::array();
   for (const MemorySlot& s : slots) {
+    if (json) {
+      listed.push_back({{"offset", s.offset}, {"kind", slot_kind(s.kind)},
+                        {"coord", s.kind == SlotKind::element ? Json(s.coord) : Json(nullptr)}});
+      continue;
+    }
     if (s.offset > next)
       std::printf("i = %lld..%lld => gap (not this tensor's)\n", static_cast<long long>(next), static_cast<long long>(s.offset - 1));
     next = s.offset + 1;
@@ -334,8 +384,14 @@ int cmd_explain(const Args& a, const CliOptions& o) {
                 : s.kind == SlotKind::pad   ? "pad"
                                             : "another tensor's slot");
   }
-  if (static_cast<int64_t>(slots.size()) < total)
-    std::printf("... %lld more slots (raise --limit)\n", static_cast<long long>(total - static_cast<int64_t>(slots.size())));
+  const int64_t more = total - static_cast<int64_t>(slots.size());
+  if (json) {
+    out["slots"] = listed;
+    out["more_slots"] = more;
+    std::printf("%s\n", out.dump(2).c_str());
+  } else if (more > 0) {
+    std::printf("... %lld more slots (raise --limit)\n", static_cast<long long>(more));
+  }
   return 0;
 }
 
@@ -406,7 +462,11 @@ int run_reorder(const Engine& engine, const Pair& pr, const std::string& input, 
   const CacheStats mem_before = ProgramCache::instance().stats();
   const DiskCacheStats disk_before = DiskCache::instance().stats();
   const auto t0 = std::chrono::steady_clock::now();
-  std::vector<uint8_t> out = reorder(engine, src, pr.src, pr.dst, opt, &res);
+  std::vector<uint8_t> out;
+  {
+    const CompileProgress progress("compiling the reorder's kernel (not in the kernel cache yet)");
+    out = reorder(engine, src, pr.src, pr.dst, opt, &res);
+  }
   const double ready_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   const double compile_ms = ProgramCache::instance().stats().compile_ms - mem_before.compile_ms;
   const std::string cache = cache_outcome(mem_before, disk_before);
@@ -442,12 +502,17 @@ int run_reorder(const Engine& engine, const Pair& pr, const std::string& input, 
     else
       say("check: OK, all %zu destination bytes (padding included) match the host reference\n", checked.size());
   }
-  if (json)
-    std::printf("{\"device\": \"%s\", \"from\": \"%s\", \"to\": \"%s\", \"impl\": \"%s\", \"entry\": \"%s\", "
-                "\"cache\": \"%s\", \"ready_ms\": %.3f, \"compile_ms\": %.3f, \"kernel_ms\": %.4f, \"check\": \"%s\"}\n",
-                json_escape(engine.info().name).c_str(), json_escape(pr.src.describe()).c_str(),
-                json_escape(pr.dst.describe()).c_str(), res.impl.c_str(), res.entry.c_str(), json_escape(cache).c_str(),
-                ready_ms, compile_ms, res.kernel_ms, !check ? "not run" : bad ? "FAILED" : "OK");
+  if (json) {
+    Json report = {{"device", engine.info().name}, {"platform", engine.info().platform}, {"from", layout_json(pr.src)},
+                {"to", layout_json(pr.dst)}, {"impl", res.impl}, {"entry", res.entry}, {"cache", cache},
+                {"ready_ms", ready_ms}, {"compile_ms", compile_ms},
+                {"kernel_ms", res.kernel_ms >= 0 ? Json(res.kernel_ms) : Json(nullptr)},
+                {"gbps", res.kernel_ms > 0 ? Json(bytes / (res.kernel_ms * 1e-3) / 1e9) : Json(nullptr)},
+                {"output_bytes", output ? Json(out.size()) : Json(nullptr)},
+                {"check", check ? Json(bad == 0) : Json(nullptr)},
+                {"mismatched_bytes", check ? Json(bad) : Json(nullptr)}};
+    std::printf("%s\n", report.dump(2).c_str());
+  }
   return bad ? 1 : 0;
 }
 
@@ -476,9 +541,14 @@ int cmd_bench(const Args& a, const CliOptions& o) {
   const int runs = static_cast<int>(a.count("runs", 25, 1, 100000));
   if (o.dry_run) return 0;
   Engine engine = Engine::open(a.get("device"));
+  {
+    // The compile apart from the timing, so that a long one can say so without covering the runs.
+    const CompileProgress progress("compiling the reorder's kernel (not in the kernel cache yet)");
+    prepare(engine, {{pr.src, pr.dst}}, a.get("impl"));
+  }
   BenchResult r = bench_reorder(engine, pr.src, pr.dst, a.get("impl"), runs);
   if (a.has("json")) {
-    std::printf("%s\n", r.json(pr.src, pr.dst).c_str());
+    std::printf("%s\n", Json::parse(r.json(pr.src, pr.dst)).dump(2).c_str());
     return 0;
   }
   std::printf("device: %s / %s\n", engine.info().platform.c_str(), engine.info().name.c_str());
@@ -512,11 +582,10 @@ int cmd_cache(const Args& a) {
   }
   const DiskCacheInfo info = cache.info();
   if (a.has("json")) {
-    std::printf("{\"directory\": \"%s\", \"source\": \"%s\", \"enabled\": %s, \"programs\": %llu, \"indexes\": %llu, "
-                "\"bytes\": %llu}\n",
-                json_escape(info.directory).c_str(), info.source.c_str(), info.directory.empty() ? "false" : "true",
-                static_cast<unsigned long long>(info.programs), static_cast<unsigned long long>(info.indexes),
-                static_cast<unsigned long long>(info.bytes));
+    const Json out = {{"directory", json_or_null(info.directory)}, {"source", info.source},
+                      {"enabled", !info.directory.empty()}, {"programs", info.programs}, {"indexes", info.indexes},
+                      {"bytes", info.bytes}};
+    std::printf("%s\n", out.dump(2).c_str());
     return 0;
   }
   if (info.directory.empty()) {
@@ -531,9 +600,11 @@ int cmd_cache(const Args& a) {
 
 // `precompile FILE`: every reorder listed (one per line, the layout options of `run`; '#' starts a comment)
 // compiled ahead of use, one program per implementation forced, into the persistent cache.
-int cmd_precompile(const Args& a, const CliOptions& o, const std::set<std::string>& layout_opts) {
+int cmd_precompile(const Args& a, const CliOptions& o) {
   if (a.positional().size() != 1) throw Error("precompile takes one FILE of reorders, one per line (the options of run)");
   const std::string path = a.positional()[0];
+  struct stat st;
+  if (stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) throw Error("precompile file '" + path + "' is a directory");
   std::ifstream in(path);
   if (!in) throw Error("cannot read precompile file '" + path + "': " + std::strerror(errno));
   std::map<std::string, std::vector<std::pair<Layout, Layout>>> by_impl;
@@ -543,15 +614,14 @@ int cmd_precompile(const Args& a, const CliOptions& o, const std::set<std::strin
     const size_t hash = line.find('#');
     if (hash != std::string::npos) line.resize(hash);
     std::istringstream words(line);
-    std::vector<std::string> tokens = {"clreorder", "run"};
+    std::vector<std::string> tokens;
     for (std::string w; words >> w;) tokens.push_back(w);
-    if (tokens.size() == 2) continue;
-    std::vector<const char*> argv;
-    for (const std::string& t : tokens) argv.push_back(t.c_str());
+    if (tokens.empty()) continue;
     try {
-      std::set<std::string> opts = layout_opts;
-      opts.erase("device");
-      const Args line_args(static_cast<int>(argv.size()), argv.data(), 2, opts, {});
+      CLI::App line_app("a line of " + path);
+      Args line_args(line_app, "reorder", "");
+      add_layout_options(line_args, false);
+      line_args.parse_line(tokens);
       Pair pr = pair_from(line_args);
       by_impl[line_args.get("impl")].emplace_back(pr.src, pr.dst);
       ++count;
@@ -563,12 +633,17 @@ int cmd_precompile(const Args& a, const CliOptions& o, const std::set<std::strin
   if (o.dry_run) return 0;
   Engine engine = Engine::open(a.get("device"));
   const CacheStats before = ProgramCache::instance().stats();
-  for (const auto& [impl, pairs] : by_impl) prepare(engine, pairs, impl);
+  {
+    const CompileProgress progress("precompiling " + std::to_string(count) + " reorders");
+    for (const auto& [impl, pairs] : by_impl) prepare(engine, pairs, impl);
+  }
   const CacheStats after = ProgramCache::instance().stats();
   const std::string dir = DiskCache::instance().directory();
-  std::printf("precompiled %zu reorders from %s on %s: %llu programs compiled, %llu loaded, %s\n", count, path.c_str(),
-              engine.info().name.c_str(), static_cast<unsigned long long>(after.programs_built - before.programs_built),
+  std::printf("precompiled %zu reorders from %s on %s: %llu programs compiled, %llu loaded in %.0f ms, %s\n", count,
+              path.c_str(), engine.info().name.c_str(),
+              static_cast<unsigned long long>(after.programs_built - before.programs_built),
               static_cast<unsigned long long>(after.programs_loaded - before.programs_loaded),
+              after.compile_ms - before.compile_ms,
               dir.empty() ? "kernel cache off (nothing kept for the next process)" : ("kept in " + dir).c_str());
   return 0;
 }
@@ -583,14 +658,12 @@ DeviceInfo typical_device() {
 
 int cmd_source(const Args& a, const CliOptions& o) {
   Pair pr = pair_from(a);
+  // A device choice (--device, CLREORDER_DEVICE) that matches nothing fails as it does for run; with no
+  // choice and no OpenCL device at all, the source is what a typical GPU would get, and says so.
   DeviceInfo dev = typical_device();
-  if (!o.dry_run) {
-    try {
-      dev = choose_device(a.get("device"));
-    } catch (const Error&) {
-      // no device: print what a typical device would get
-    }
-  }
+  const bool chosen = a.has("device") || std::getenv("CLREORDER_DEVICE");
+  if (!o.dry_run && (chosen || !list_devices().empty())) dev = choose_device(a.get("device"));
+  if (dev.name.empty()) std::printf("// no OpenCL device: the kernel a typical GPU would get\n");
   for (const auto& [impl, reason] : KernelSelector::instance().explain(ReorderParams{pr.src, pr.dst, dev}))
     std::printf("// selector: %-8s %s\n", impl.c_str(), reason.empty() ? "accepts" : ("declines: " + reason).c_str());
   KernelData kd = plan_reorder(dev, pr.src, pr.dst, a.get("impl"));
@@ -602,11 +675,30 @@ int cmd_source(const Args& a, const CliOptions& o) {
   return 0;
 }
 
+void add_explain_options(Args& a) {
+  a.positional("FORMAT", "the format (any spelling: OpenVINO name, oneDNN tag, PyTorch name, TPU layout)")
+      .value("shape", "D0,D1,..", "logical dims, canonical order", true)
+      .value("dtype", "TYPE", "data type (default f32)")
+      .value("pad-lower", "P0,P1,..", "padding before each axis")
+      .value("pad-upper", "P0,P1,..", "padding after each axis")
+      .value("strides", "S0,S1,..", "strides in elements (a view)")
+      .value("offset", "N", "base offset in elements")
+      .value("at", "C0,C1,..", "print only this coordinate's offset (and NPU for TPU layouts)")
+      .value("limit", "N", "most slots listed (default 4096)")
+      .value("svg", "FILE", "draw the memory map into FILE instead")
+      .value("color-by", "AXIS", "--svg: colour cells by this axis (default the channel)")
+      .value("columns", "N", "--svg: cells per row")
+      .flag("json", "the layout, and its slots or the --at offset, as JSON");
+}
+
 int cmd_demo(const CliOptions& o) {
   std::printf("== clreorder demo: bfyx -> b_fs_yx_fsv16 (nChw16c) on an odd shape, checked on the device ==\n\n");
   std::printf("-- the layout: clreorder explain b_fs_yx_fsv16 --shape 1,3,1,2 --\n");
-  const char* explain_argv[] = {"clreorder", "explain", "b_fs_yx_fsv16", "--shape", "1,3,1,2", "--limit", "20"};
-  int rc = cmd_explain(Args(7, explain_argv, 2, {"shape", "limit"}, {}, 1), o);
+  CLI::App demo_app("the demo's explain");
+  Args explain(demo_app, "explain", "");
+  add_explain_options(explain);
+  explain.parse_line({"b_fs_yx_fsv16", "--shape", "1,3,1,2", "--limit", "20"});
+  int rc = cmd_explain(explain, o);
   if (rc || o.dry_run) return rc;
   std::printf("\n-- the reorder: clreorder run --from bfyx --to b_fs_yx_fsv16 --shape 3,19,5,7 --check --\n");
   Engine engine = Engine::open();
@@ -640,57 +732,138 @@ int with_cache_report(const Args& a, const CliOptions& o, int rc) {
   return rc;
 }
 
+constexpr const char* kRunAbout =
+    "Reorder on the device: the implementation, where its kernel came from, time to the first result, kernel "
+    "time, GB/s.";
+// Waiting is the CLI's default: one reorder per process, so the kernel a runtime keeps is the one checked and timed.
+constexpr const char* kPolicyHelp =
+    "while the specialised kernel is neither compiled nor stored: wait for it (default here), run the "
+    "shape-agnostic kernel and compile it in the background (the library's default), or never compile it";
+
+// The whole command line: every command and its options. Built once per thread and cleared before each parse
+// (App::clear), since building it costs more than most commands (the argument fuzzer calls run_cli in a loop).
+struct CommandLine {
+  CLI::App app{"clreorder " + std::string(version()) +
+                   ": OpenCL reorders between tensor memory formats and data types, checked against a host reference",
+               "clreorder"};
+  Args devices{app, "devices", "List OpenCL platforms and devices; '*' marks the default."};
+  Args formats{app, "formats", "List every registered format: kind, rank, order, blocks, aliases (oneDNN tags, "
+                               "PyTorch names); the unsupported ones with the reason."};
+  Args explain{app, "explain", "Print a layout's memory map: each offset with its logical coordinate, pad or gap; "
+                               "--svg draws it (cells in memory order coloured by an axis)."};
+  Args run{app, "run", kRunAbout};
+  Args bench{app, "bench", "Time the reorder (median of --runs runs after warm-up) against clEnqueueCopyBuffer of "
+                           "the destination's bytes in the same run."};
+  Args source{app, "source", "Print the generated OpenCL C for the reorder on the chosen (else default) device, "
+                             "with the selector's verdict on each implementation."};
+  Args precompile{app, "precompile", "Compile every reorder FILE lists (one per line: the layout options of run, "
+                                     "and --impl; '#' starts a comment) ahead of use, into the kernel cache."};
+  Args cache{app, "cache", "The persistent kernel cache: `cache info` (its directory, files and size) or `cache "
+                           "clear` (remove its files)."};
+  Args demo{app, "demo", "bfyx -> b_fs_yx_fsv16 on a small odd shape, checked, with a short explain."};
+  Args version_cmd{app, "version", "Print the library's version."};
+  Args help{app, "help", "Print this help."};
+
+  CommandLine() {
+    app.footer(kFooter);
+    app.require_subcommand(0, 1);
+    app.add_flag("--version", "print the library's version");
+    devices.flag("json", "as JSON");
+    formats.flag("json", "as JSON");
+    add_explain_options(explain);
+    add_layout_options(run);
+    run.value("input", "FILE", "the source's raw bytes (default: each element's linear index)")
+        .value("output", "FILE", "write the destination's raw bytes here")
+        .value("policy", "wait|background|agnostic", kPolicyHelp)
+        .flag("check", "compare every destination byte with the host reference (exit 1 on a difference)")
+        .flag("json", "the result as JSON")
+        .flag("verbose", "the kernel caches' counts on stderr afterwards");
+    add_layout_options(bench);
+    bench.value("runs", "N", "timed runs (default 25)")
+        .flag("json", "the result as JSON")
+        .flag("verbose", "the kernel caches' counts on stderr afterwards");
+    add_layout_options(source);
+    precompile.positional("FILE", "the list of reorders")
+        .value("device", "SPEC", "device index or name substring (see `devices`)")
+        .flag("verbose", "the kernel caches' counts on stderr afterwards");
+    cache.positional("ACTION", "info or clear").flag("json", "info as JSON");
+  }
+};
+
 int dispatch(int argc, const char* const* argv, const CliOptions& o) {
-  const std::string cmd = argv[1];
-  const std::set<std::string> layout_opts = {"from", "to", "shape", "dtype", "to-dtype", "src-pad-lower", "src-pad-upper",
-                                             "dst-pad-lower", "dst-pad-upper", "src-strides", "dst-strides",
-                                             "src-offset", "dst-offset", "to-shape", "device", "impl"};
-  if (cmd == "version" || cmd == "--version") {
-    Args(argc, argv, 2, {}, {});
+  static thread_local CommandLine line;
+  line.app.clear();
+  CLI::App& app = line.app;
+  const Args &devices = line.devices, &formats = line.formats, &explain = line.explain, &run = line.run,
+             &bench = line.bench, &source = line.source, &precompile = line.precompile, &cache = line.cache,
+             &demo = line.demo, &version_cmd = line.version_cmd, &help = line.help;
+
+  // An unknown command by name (CLI11 would call it an unexpected argument).
+  const std::string first = argv[1];
+  const auto named = [&first](const CLI::App* sub) { return sub->get_name() == first; };
+  if (!first.empty() && first[0] != '-' && app.get_subcommands(named).empty())
+    throw Error("unknown command '" + first + "' (clreorder --help lists them)");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp&) {
+    std::fputs(app.help().c_str(), stdout);  // the chosen command's help, or the whole list
+    return 0;
+  }
+  if (app.count("--version") || version_cmd.chosen()) {
     std::printf("clreorder %s\n", version());
     return 0;
   }
-  if (cmd == "help" || cmd == "--help" || cmd == "-h") {
-    Args(argc, argv, 2, {}, {});
-    std::fputs(kUsage, stdout);
+  if (help.chosen()) {
+    std::fputs(app.help().c_str(), stdout);
     return 0;
   }
-  if (cmd == "devices") {
-    Args(argc, argv, 2, {}, {});
-    return o.dry_run ? 0 : cmd_devices();
-  }
-  if (cmd == "formats") return cmd_formats(Args(argc, argv, 2, {}, {"json"}));
-  if (cmd == "explain") return cmd_explain(Args(argc, argv, 2, {"shape", "dtype", "pad-lower", "pad-upper", "strides", "offset", "at", "limit", "svg", "color-by", "columns"}, {}, 1), o);
-  if (cmd == "source") return cmd_source(Args(argc, argv, 2, layout_opts, {}), o);
-  if (cmd == "run") {
-    std::set<std::string> opts = layout_opts;
-    opts.insert({"input", "output", "policy"});
-    const Args a(argc, argv, 2, opts, {"check", "json", "verbose"});
-    return with_cache_report(a, o, cmd_run(a, o));
-  }
-  if (cmd == "bench") {
-    std::set<std::string> opts = layout_opts;
-    opts.insert("runs");
-    const Args a(argc, argv, 2, opts, {"json", "verbose"});
-    return with_cache_report(a, o, cmd_bench(a, o));
-  }
-  if (cmd == "demo") {
-    Args(argc, argv, 2, {}, {});
-    return cmd_demo(o);
-  }
-  if (cmd == "cache") return cmd_cache(Args(argc, argv, 2, {}, {"json"}, 1));
-  if (cmd == "precompile") {
-    const Args a(argc, argv, 2, {"device"}, {"verbose"}, 1);
-    return with_cache_report(a, o, cmd_precompile(a, o, layout_opts));
-  }
-  throw Error("unknown command '" + cmd + "' (clreorder help lists them)");
+  if (devices.chosen()) return o.dry_run ? 0 : cmd_devices(devices);
+  if (formats.chosen()) return cmd_formats(formats);
+  if (explain.chosen()) return cmd_explain(explain, o);
+  if (source.chosen()) return cmd_source(source, o);
+  if (run.chosen()) return with_cache_report(run, o, cmd_run(run, o));
+  if (bench.chosen()) return with_cache_report(bench, o, cmd_bench(bench, o));
+  if (demo.chosen()) return cmd_demo(o);
+  if (cache.chosen()) return cmd_cache(cache);
+  if (precompile.chosen()) return with_cache_report(precompile, o, cmd_precompile(precompile, o));
+  throw Error("no command given (clreorder --help lists them)");
 }
 
 }  // namespace
 
+CompileProgress::CompileProgress(std::string what, std::FILE* stream, int terminal, std::chrono::milliseconds after)
+    : what_(std::move(what)), stream_(stream ? stream : stderr), start_(std::chrono::steady_clock::now()) {
+  if (terminal < 0) terminal = isatty(fileno(stream_));
+  if (!terminal) return;
+  thread_ = std::thread([this, after] {
+    std::unique_lock<std::mutex> lock(mutex_);
+    if (done_cv_.wait_for(lock, after, [this] { return done_; })) return;
+    do {
+      std::fprintf(stream_, "\rclreorder: %s: %.1f s", what_.c_str(), seconds());
+      std::fflush(stream_);
+      shown_ = true;
+    } while (!done_cv_.wait_for(lock, std::chrono::milliseconds(200), [this] { return done_; }));
+  });
+}
+
+CompileProgress::~CompileProgress() {
+  if (!thread_.joinable()) return;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    done_ = true;
+  }
+  done_cv_.notify_all();
+  thread_.join();
+  if (shown_) std::fprintf(stream_, "\rclreorder: %s: %.2f s\n", what_.c_str(), seconds());
+}
+
+double CompileProgress::seconds() const {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+}
+
 int run_cli(int argc, const char* const* argv, const CliOptions& options) {
   if (argc < 2) {
-    std::fputs(kUsage, stderr);
+    std::fputs("usage: clreorder COMMAND [options]  (clreorder --help lists the commands)\n", stderr);
     return 2;
   }
   std::FILE* err = options.errors ? options.errors : stderr;
