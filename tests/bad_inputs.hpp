@@ -8,6 +8,10 @@
 #include <string>
 #include <vector>
 
+// The tests target OpenCL 1.2 like the library; set here since this header may come before any other.
+#ifndef CL_TARGET_OPENCL_VERSION
+#define CL_TARGET_OPENCL_VERSION 120
+#endif
 #include "clreorder/clreorder.h"
 #include "clreorder/layout.hpp"
 

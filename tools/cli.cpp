@@ -127,6 +127,14 @@ class Args {
   CLI::Option* positional_option_ = nullptr;
 };
 
+// One side's padding, strides and base offset, as layout_from() reads them (`pre`: "src-", "dst-" or "").
+void add_side_options(Args& a, const std::string& pre, const std::string& side) {
+  a.value(pre + "pad-lower", "P0,P1,..", side + "padding before each axis (a destination's is zeroed)")
+      .value(pre + "pad-upper", "P0,P1,..", side + "padding after each axis")
+      .value(pre + "strides", "S0,S1,..", side + "strides in elements: a view (0 broadcasts a source)")
+      .value(pre + "offset", "N", side + "base offset in elements");
+}
+
 // The options that describe a reorder (run, bench, source, precompile's lines); `device` as well unless a
 // precompile line, whose device is the command's.
 void add_layout_options(Args& a, bool device = true) {
@@ -136,15 +144,9 @@ void add_layout_options(Args& a, bool device = true) {
       .value("dtype", "TYPE", "source data type (default f32)")
       .value("to-dtype", "TYPE", "destination data type (default: --dtype)")
       .value("to-shape", "D0,D1,..", "destination dims: a reshape, same element count")
-      .value("src-pad-lower", "P0,P1,..", "source padding before each axis")
-      .value("src-pad-upper", "P0,P1,..", "source padding after each axis")
-      .value("dst-pad-lower", "P0,P1,..", "destination padding before each axis (zeroed)")
-      .value("dst-pad-upper", "P0,P1,..", "destination padding after each axis (zeroed)")
-      .value("src-strides", "S0,S1,..", "source strides in elements (a view; 0 broadcasts)")
-      .value("dst-strides", "S0,S1,..", "destination strides in elements (a view)")
-      .value("src-offset", "N", "source base offset in elements")
-      .value("dst-offset", "N", "destination base offset in elements")
       .value("impl", "NAME", "force an implementation (see `source`)");
+  add_side_options(a, "src-", "source ");
+  add_side_options(a, "dst-", "destination ");
   if (device) a.value("device", "SPEC", "device index or name substring (see `devices`)");
 }
 
@@ -679,16 +681,13 @@ void add_explain_options(Args& a) {
   a.positional("FORMAT", "the format (any spelling: OpenVINO name, oneDNN tag, PyTorch name, TPU layout)")
       .value("shape", "D0,D1,..", "logical dims, canonical order", true)
       .value("dtype", "TYPE", "data type (default f32)")
-      .value("pad-lower", "P0,P1,..", "padding before each axis")
-      .value("pad-upper", "P0,P1,..", "padding after each axis")
-      .value("strides", "S0,S1,..", "strides in elements (a view)")
-      .value("offset", "N", "base offset in elements")
       .value("at", "C0,C1,..", "print only this coordinate's offset (and NPU for TPU layouts)")
       .value("limit", "N", "most slots listed (default 4096)")
       .value("svg", "FILE", "draw the memory map into FILE instead")
       .value("color-by", "AXIS", "--svg: colour cells by this axis (default the channel)")
       .value("columns", "N", "--svg: cells per row")
       .flag("json", "the layout, and its slots or the --at offset, as JSON");
+  add_side_options(a, "", "");
 }
 
 int cmd_demo(const CliOptions& o) {
