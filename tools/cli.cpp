@@ -91,7 +91,6 @@ class Args {
     std::reverse(words.begin(), words.end());  // CLI11 takes them last first
     app_->get_parent()->parse(words);
   }
-  CLI::App* app() const { return app_; }
   bool chosen() const { return app_->parsed(); }
 
   bool has(const std::string& k) const {
@@ -208,7 +207,7 @@ int cmd_formats(const Args& a) {
       if (json)
         out.push_back({{"name", e.name}, {"source", e.source}, {"supported", false}, {"reason", e.unsupported}, {"kind", nullptr},
                        {"rank", nullptr}, {"axes", nullptr}, {"order", nullptr}, {"blocks", nullptr},
-                       {"aliases", Json::array()}});
+                       {"blocked", nullptr}, {"aliases", Json::array()}});
       else
         std::printf("%-46s not supported: %s\n", e.name.c_str(), e.unsupported.c_str());
       continue;
@@ -218,7 +217,7 @@ int cmd_formats(const Args& a) {
     if (json) {
       out.push_back({{"name", e.name}, {"source", e.source}, {"supported", true}, {"reason", nullptr}, {"kind", to_string(f.kind())},
                      {"rank", f.rank()}, {"axes", f.axes()}, {"order", f.order()}, {"blocks", blocks_json(f)},
-                     {"aliases", aliases}});
+                     {"blocked", f.is_blocked()}, {"aliases", aliases}});
       continue;
     }
     std::string aka;
@@ -322,7 +321,13 @@ Json layout_json(const Layout& l) {
 }
 
 const char* slot_kind(SlotKind k) {
-  return k == SlotKind::element ? "element" : k == SlotKind::pad ? "pad" : "gap";
+  switch (k) {
+    case SlotKind::element: return "element";
+    case SlotKind::pad: return "pad";
+    case SlotKind::gap: return "gap";
+    case SlotKind::foreign: break;
+  }
+  return "foreign";  // another tensor's slot
 }
 
 int cmd_explain(const Args& a, const CliOptions& o) {
@@ -505,14 +510,15 @@ int run_reorder(const Engine& engine, const Pair& pr, const std::string& input, 
       say("check: OK, all %zu destination bytes (padding included) match the host reference\n", checked.size());
   }
   if (json) {
-    Json report = {{"device", engine.info().name}, {"platform", engine.info().platform}, {"from", layout_json(pr.src)},
-                {"to", layout_json(pr.dst)}, {"impl", res.impl}, {"entry", res.entry}, {"cache", cache},
-                {"ready_ms", ready_ms}, {"compile_ms", compile_ms},
-                {"kernel_ms", res.kernel_ms >= 0 ? Json(res.kernel_ms) : Json(nullptr)},
-                {"gbps", res.kernel_ms > 0 ? Json(bytes / (res.kernel_ms * 1e-3) / 1e9) : Json(nullptr)},
-                {"output_bytes", output ? Json(out.size()) : Json(nullptr)},
-                {"check", check ? Json(bad == 0) : Json(nullptr)},
-                {"mismatched_bytes", check ? Json(bad) : Json(nullptr)}};
+    const Json report = {
+        {"device", engine.info().name}, {"platform", engine.info().platform}, {"from", layout_json(pr.src)},
+        {"to", layout_json(pr.dst)}, {"impl", res.impl}, {"entry", res.entry}, {"cache", cache},
+        {"ready_ms", ready_ms}, {"compile_ms", compile_ms},
+        {"kernel_ms", res.kernel_ms >= 0 ? Json(res.kernel_ms) : Json(nullptr)},
+        {"gbps", res.kernel_ms > 0 ? Json(bytes / (res.kernel_ms * 1e-3) / 1e9) : Json(nullptr)},
+        {"output_bytes", output ? Json(out.size()) : Json(nullptr)},
+        {"check", check ? Json(bad == 0) : Json(nullptr)},
+        {"mismatched_bytes", check ? Json(bad) : Json(nullptr)}};
     std::printf("%s\n", report.dump(2).c_str());
   }
   return bad ? 1 : 0;
