@@ -48,7 +48,7 @@ int main(int argc, char** argv) {
                "clreorder_model_load");
   app.add_option("mode", mode, "first, batched or one-by-one")->required()->check(CLI::IsMember({"first", "batched", "one-by-one"}));
   app.add_option("policy", policy, "background (default), wait or agnostic")->capture_default_str()
-      ->check(CLI::IsMember({"background", "wait", "agnostic"}));
+      ->check(CLI::IsMember(policies));
   app.add_flag("--settle", settle, "afterwards, wait for the background compiles and stores");
   CLI11_PARSE(app, argc, argv);
   try {
@@ -73,7 +73,7 @@ int main(int argc, char** argv) {
     const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     const CacheStats s = ProgramCache::instance().stats();
     const nlohmann::ordered_json line = {
-        {"mode", mode},          {"policy", policy}, {"reorders", pairs.size()}, {"ms", ms},
+        {"mode", mode}, {"policy", policy}, {"reorders", pairs.size()}, {"ms", ms},
         {"programs_compiled", s.programs_built}, {"programs_loaded", s.programs_loaded}, {"compile_ms", s.compile_ms},
         {"agnostic_runs", agnostic_runs}, {"bytes", bytes}};
     std::printf("%s\n", line.dump().c_str());

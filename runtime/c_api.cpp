@@ -2,6 +2,7 @@
 // the message for clreorder_last_error() and writes its outputs only on success.
 #include "clreorder/clreorder.h"
 
+#include <algorithm>
 #include <cstring>
 #include <new>
 #include <string>

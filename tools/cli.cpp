@@ -100,10 +100,6 @@ class Args {
   std::string get(const std::string& k, const std::string& def = "") const {
     return has(k) ? values_.at(k) : def;
   }
-  std::string need(const std::string& k) const {
-    if (!has(k)) throw Error("missing option --" + k);
-    return get(k);
-  }
   /// A whole number option in [lo, hi], or `def` when absent.
   int64_t count(const std::string& k, int64_t def, int64_t lo, int64_t hi) const {
     if (!has(k)) return def;
@@ -114,9 +110,9 @@ class Args {
       throw Error("--" + k + " '" + v + "': expected a whole number from " + std::to_string(lo) + " to " + std::to_string(hi));
     return n;
   }
-  std::vector<std::string> positional() const {
-    if (!positional_option_ || positional_option_->count() == 0) return {};
-    return {positional_};
+  /// The positional argument, or "" when none was given.
+  std::string positional() const {
+    return positional_option_ && positional_option_->count() > 0 ? positional_ : std::string();
   }
 
  private:
@@ -331,8 +327,8 @@ const char* slot_kind(SlotKind k) {
 }
 
 int cmd_explain(const Args& a, const CliOptions& o) {
-  if (a.positional().size() != 1) throw Error("explain takes one FORMAT, e.g. clreorder explain b_fs_yx_fsv16 --shape 2,2,2,2");
-  Layout l = layout_from(a, a.positional()[0], a.get("dtype", "f32"), parse_dims(a.need("shape")), "");
+  if (a.positional().empty()) throw Error("explain takes one FORMAT, e.g. clreorder explain b_fs_yx_fsv16 --shape 2,2,2,2");
+  Layout l = layout_from(a, a.positional(), a.get("dtype", "f32"), parse_dims(a.get("shape")), "");
   const int64_t limit = a.count("limit", std::min<int64_t>(4096, o.max_explain_lines), 0, o.max_explain_lines);
   const bool json = a.has("json");
   if (json && a.has("svg")) throw Error("--json and --svg: give one of them");
@@ -407,10 +403,10 @@ struct Pair {
 };
 
 Pair pair_from(const Args& a) {
-  Dims shape = parse_dims(a.need("shape"));
+  Dims shape = parse_dims(a.get("shape"));
   std::string dt = a.get("dtype", "f32");
-  Layout src = layout_from(a, a.need("from"), dt, shape, "src-");
-  Layout dst = layout_from(a, a.need("to"), a.get("to-dtype", dt), a.has("to-shape") ? parse_dims(a.get("to-shape")) : shape, "dst-");
+  Layout src = layout_from(a, a.get("from"), dt, shape, "src-");
+  Layout dst = layout_from(a, a.get("to"), a.get("to-dtype", dt), a.has("to-shape") ? parse_dims(a.get("to-shape")) : shape, "dst-");
   check_compatible(src, dst);
   const KernelSelector& ks = KernelSelector::instance();
   if (a.has("impl") && !ks.find(a.get("impl")))
@@ -574,10 +570,10 @@ int cmd_bench(const Args& a, const CliOptions& o) {
 
 // `cache info [--json]`, `cache clear`: the persistent kernel cache's directory and files.
 int cmd_cache(const Args& a) {
-  if (a.positional().size() != 1 || (a.positional()[0] != "info" && a.positional()[0] != "clear"))
+  if (a.positional() != "info" && a.positional() != "clear")
     throw Error("cache takes 'info' or 'clear', e.g. clreorder cache info");
   DiskCache& cache = DiskCache::instance();
-  if (a.positional()[0] == "clear") {
+  if (a.positional() == "clear") {
     if (a.has("json")) throw Error("--json goes with cache info");
     const std::string dir = cache.directory();
     if (dir.empty()) {
@@ -609,8 +605,8 @@ int cmd_cache(const Args& a) {
 // `precompile FILE`: every reorder listed (one per line, the layout options of `run`; '#' starts a comment)
 // compiled ahead of use, one program per implementation forced, into the persistent cache.
 int cmd_precompile(const Args& a, const CliOptions& o) {
-  if (a.positional().size() != 1) throw Error("precompile takes one FILE of reorders, one per line (the options of run)");
-  const std::string path = a.positional()[0];
+  const std::string path = a.positional();
+  if (path.empty()) throw Error("precompile takes one FILE of reorders, one per line (the options of run)");
   struct stat st;
   if (stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) throw Error("precompile file '" + path + "' is a directory");
   std::ifstream in(path);
@@ -799,9 +795,6 @@ int dispatch(int argc, const char* const* argv, const CliOptions& o) {
   static thread_local CommandLine line;
   line.app.clear();
   CLI::App& app = line.app;
-  const Args &devices = line.devices, &formats = line.formats, &explain = line.explain, &run = line.run,
-             &bench = line.bench, &source = line.source, &precompile = line.precompile, &cache = line.cache,
-             &demo = line.demo, &version_cmd = line.version_cmd, &help = line.help;
 
   // An unknown command by name (CLI11 would call it an unexpected argument).
   const std::string first = argv[1];
@@ -814,23 +807,23 @@ int dispatch(int argc, const char* const* argv, const CliOptions& o) {
     std::fputs(app.help().c_str(), stdout);  // the chosen command's help, or the whole list
     return 0;
   }
-  if (app.count("--version") || version_cmd.chosen()) {
+  if (app.count("--version") || line.version_cmd.chosen()) {
     std::printf("clreorder %s\n", version());
     return 0;
   }
-  if (help.chosen()) {
+  if (line.help.chosen()) {
     std::fputs(app.help().c_str(), stdout);
     return 0;
   }
-  if (devices.chosen()) return o.dry_run ? 0 : cmd_devices(devices);
-  if (formats.chosen()) return cmd_formats(formats);
-  if (explain.chosen()) return cmd_explain(explain, o);
-  if (source.chosen()) return cmd_source(source, o);
-  if (run.chosen()) return with_cache_report(run, o, cmd_run(run, o));
-  if (bench.chosen()) return with_cache_report(bench, o, cmd_bench(bench, o));
-  if (demo.chosen()) return cmd_demo(o);
-  if (cache.chosen()) return cmd_cache(cache);
-  if (precompile.chosen()) return with_cache_report(precompile, o, cmd_precompile(precompile, o));
+  if (line.devices.chosen()) return o.dry_run ? 0 : cmd_devices(line.devices);
+  if (line.formats.chosen()) return cmd_formats(line.formats);
+  if (line.explain.chosen()) return cmd_explain(line.explain, o);
+  if (line.source.chosen()) return cmd_source(line.source, o);
+  if (line.run.chosen()) return with_cache_report(line.run, o, cmd_run(line.run, o));
+  if (line.bench.chosen()) return with_cache_report(line.bench, o, cmd_bench(line.bench, o));
+  if (line.demo.chosen()) return cmd_demo(o);
+  if (line.cache.chosen()) return cmd_cache(line.cache);
+  if (line.precompile.chosen()) return with_cache_report(line.precompile, o, cmd_precompile(line.precompile, o));
   throw Error("no command given (clreorder --help lists them)");
 }
 
