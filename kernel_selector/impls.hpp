@@ -19,6 +19,9 @@ Jit reorder_jit(const ReorderParams& p, const std::string& prefix, KernelData& k
 void finish_kernel(KernelData& kd, const Jit& jit, const char* template_file, size_t count, size_t local,
                    const DeviceInfo& device);
 
+/// A kernel source named <prefix>_<hash of the generated text> (jit's KERNEL_NAME set to that name).
+KernelSource named_by_text(const std::string& prefix, Jit jit, const std::string& body);
+
 std::unique_ptr<ReorderImpl> make_lanes_impl();
 std::unique_ptr<ReorderImpl> make_staged_impl();
 std::unique_ptr<ReorderImpl> make_tiled_impl();

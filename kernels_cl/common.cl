@@ -112,13 +112,18 @@ CR_EACH_WIDTH(CR_CONVERSIONS_F64)
 
 // The argument list every reorder kernel takes (the selector's contract, see KernelData): source and
 // destination buffers and their element offsets. SRC_T, DST_T and IDX_T come from each kernel's #defines.
-#define CR_REORDER_ARGS __global const SRC_T* restrict src, __global DST_T* restrict dst, ulong src_base, ulong dst_base
+// CR_KERNEL, CR_ITEM_ARG and CR_WORK_ITEM make a reorder kernel a kernel of its own; a batch (reorder_batch.cl)
+// redefines them around its items, which become functions that take their work-item index as an argument.
+#define CR_KERNEL __kernel
+#define CR_ITEM_ARG
+#define CR_WORK_ITEM get_global_id(0)
+#define CR_REORDER_ARGS __global const SRC_T* restrict src, __global DST_T* restrict dst, ulong src_base, ulong dst_base CR_ITEM_ARG
 // Work-item `i` of `count` (the global size is rounded up, so the tail returns), buffers moved to their offsets.
 // src_wide / dst_wide: the source / destination base is 4-byte aligned, so loads / stores of 8- and 16-bit
 // elements may go as uints.
 // dst_a64: the destination is 64-byte aligned, so vector stores of up to 64 bytes at aligned offsets may stream.
 #define CR_REORDER_BEGIN(i, count)                                \
-  const IDX_T i = (IDX_T)get_global_id(0);                         \
+  const IDX_T i = (IDX_T)(CR_WORK_ITEM);                            \
   if (i >= (count)) return;                                        \
   const bool src_wide = (src_base * sizeof(SRC_T)) % 4 == 0;       \
   const bool dst_wide = (dst_base * sizeof(DST_T)) % 4 == 0;       \

@@ -3,7 +3,7 @@
 // gets zero, everything else the converted source element. Every destination element is written exactly
 // once, so the destination needs no pre-zeroing. Accepts every pair of layouts.
 // Generated: KERNEL_NAME, SRC_T, DST_T, IDX_T, DST_COUNT, DST_DECODE(p), SRC_OFFSET, CONVERT(v).
-__kernel void KERNEL_NAME(CR_REORDER_ARGS) {
+CR_KERNEL void KERNEL_NAME(CR_REORDER_ARGS) {
   CR_REORDER_BEGIN(p, DST_COUNT)
   DST_DECODE(p)
   DST_T out = (DST_T)0;

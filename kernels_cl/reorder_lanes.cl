@@ -4,7 +4,7 @@
 // words, as uint lanes, are transposed by two-source shuffles into 16-byte stores. Axes with tails or
 // padding stay in the grid: g_ok (padding) loads zero for the whole tile.
 // Generated: KERNEL_NAME, SRC_T, DST_T, IDX_T, GRID_COUNT, GRID_DECODE(w), TILE_BODY, CONVERT(v), CONVERT_V<N>(v).
-__kernel void KERNEL_NAME(CR_REORDER_ARGS) {
+CR_KERNEL void KERNEL_NAME(CR_REORDER_ARGS) {
   CR_REORDER_BEGIN(w, GRID_COUNT)
   GRID_DECODE(w)
   // The tile is too big for LLVM to unswitch its loop on the alignment tests, and with them left inside,

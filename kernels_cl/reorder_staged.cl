@@ -4,7 +4,7 @@
 // stores of its destination-dense runs, whose components are picked from the loaded registers by
 // constants. Axes with tails or padding stay in the grid: g_ok (padding) loads zero for the whole tile.
 // Generated: KERNEL_NAME, SRC_T, DST_T, IDX_T, GRID_COUNT, GRID_DECODE(w), TILE_BODY, CONVERT(v), CONVERT_V<N>(v).
-__kernel void KERNEL_NAME(CR_REORDER_ARGS) {
+CR_KERNEL void KERNEL_NAME(CR_REORDER_ARGS) {
   CR_REORDER_BEGIN(w, GRID_COUNT)
   GRID_DECODE(w)
   TILE_BODY

@@ -3,7 +3,7 @@
 // destination), ib along B (dense in the source). Masks (padding, blocked tails) are generated only for
 // the axes that need them; padding gets zero, so the destination needs no pre-zeroing.
 // Generated: KERNEL_NAME, SRC_T, DST_T, IDX_T, GRID_COUNT, GRID_DECODE(w), TILE_LOOPS, CONVERT(v).
-__kernel void KERNEL_NAME(CR_REORDER_ARGS) {
+CR_KERNEL void KERNEL_NAME(CR_REORDER_ARGS) {
   CR_REORDER_BEGIN(w, GRID_COUNT)
   GRID_DECODE(w)
   TILE_LOOPS

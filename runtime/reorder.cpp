@@ -74,6 +74,7 @@ struct Dispatch {
   KernelHandle kernel;
   cl::NDRange global, local;
   cl::Buffer plans;  // a shape-agnostic kernel's plans table, made once per problem and context
+  std::vector<std::string> item_impls;  // a batch kernel's: the implementation of each of its items
   std::atomic<bool> launched{false};  // its first launch was noted (PoCL finishes compiling a kernel then)
 };
 
@@ -111,12 +112,32 @@ std::shared_ptr<Dispatch> cached_dispatch(const std::string& key) {
   return it->second;
 }
 
+// A batch kernel planned: the kernel and the implementation of each item.
+struct PlannedBatch {
+  KernelData kd;
+  std::vector<std::string> impls;
+};
+
+PlannedBatch plan_batch(const DeviceInfo& info, const std::vector<std::pair<Layout, Layout>>& pairs, const std::string& force) {
+  PlannedBatch pb;
+  std::vector<KernelData> items;
+  std::vector<std::pair<DataType, DataType>> types;
+  for (const auto& [s, d] : pairs) {
+    items.push_back(plan_reorder(info, s, d, force));
+    types.emplace_back(s.data_type(), d.data_type());
+    pb.impls.push_back(items.back().impl);
+  }
+  pb.kd = batch_kernel(items, types, info);
+  return pb;
+}
+
 // Compiles (or finds compiled) the planned kernel and records it as the dispatch of `key`.
 std::shared_ptr<Dispatch> record_dispatch(const cl::Context& ctx, const cl::Device& dev, const KernelData& kd,
-                                          const std::string& key) {
+                                          const std::string& key, const std::vector<std::string>& item_impls = {}) {
   auto d = std::make_shared<Dispatch>();
   d->context = ctx;
   d->impl = kd.impl;
+  d->item_impls = item_impls;
   d->entry = kd.source.entry;
   d->kernel = ProgramCache::instance().handle(ctx, dev, kd.source);
   d->global = kd.global_range();
@@ -152,11 +173,13 @@ class BackgroundCompiler {
     std::lock_guard<std::mutex> guard(mutex_);
     return known_.count(key) != 0;
   }
-  void submit(const std::string& key, const cl::Context& ctx, const cl::Device& dev, const Layout& src, const Layout& dst) {
+  // A reorder's specialised kernel (one pair), or a batch kernel (`batch`: the pairs of one launch).
+  void submit(const std::string& key, const cl::Context& ctx, const cl::Device& dev,
+              std::vector<std::pair<Layout, Layout>> pairs, bool batch = false) {
     std::lock_guard<std::mutex> guard(mutex_);
     if (stopping_ || !known_.insert(key).second) return;
     note_work();
-    jobs_.push_back(Job{key, ctx, dev, src, dst});
+    jobs_.push_back(Job{key, ctx, dev, std::move(pairs), batch});
     start();
   }
   // A caller looks up or compiles a kernel while this lives: background work waits.
@@ -220,7 +243,13 @@ class BackgroundCompiler {
     std::string key;
     cl::Context ctx;
     cl::Device dev;
-    Layout src, dst;
+    std::vector<std::pair<Layout, Layout>> pairs;
+    bool batch = false;
+    PlannedBatch plan(const DeviceInfo& info) const {
+      if (batch) return plan_batch(info, pairs, "");
+      KernelData kd = plan_reorder(info, pairs.front().first, pairs.front().second, "");
+      return PlannedBatch{kd, {}};
+    }
   };
   // Under mutex_: work arrives; the longest delay counts from the oldest waiting work.
   void note_work() {
@@ -308,15 +337,15 @@ class BackgroundCompiler {
       std::vector<bool> ok(batch.size(), false);
       try {
         const DeviceInfo info = describe_device(dev);
-        std::vector<KernelData> planned;
+        std::vector<PlannedBatch> planned;
         std::vector<KernelSource> sources;
         for (const Job& job : batch) {
-          planned.push_back(plan_reorder(info, job.src, job.dst, ""));
-          sources.push_back(planned.back().source);
+          planned.push_back(job.plan(info));
+          sources.push_back(planned.back().kd.source);
         }
         ProgramCache::instance().build(ctx, dev, sources);
         for (size_t k = 0; k < batch.size(); ++k) {
-          record_dispatch(ctx, dev, planned[k], batch[k].key);
+          record_dispatch(ctx, dev, planned[k].kd, batch[k].key, planned[k].impls);
           ok[k] = true;
         }
       } catch (...) {
@@ -324,7 +353,8 @@ class BackgroundCompiler {
         for (size_t k = 0; k < batch.size(); ++k) {
           if (ok[k]) continue;
           try {
-            make_dispatch(ctx, dev, batch[k].src, batch[k].dst, "", batch[k].key);
+            const PlannedBatch pb = batch[k].plan(describe_device(dev));
+            record_dispatch(ctx, dev, pb.kd, batch[k].key, pb.impls);
             ok[k] = true;
           } catch (...) {
           }
@@ -385,7 +415,7 @@ std::shared_ptr<Dispatch> dispatch_for(const cl::CommandQueue& queue, const cl::
     // process: nothing to compile (a stored binary loads in milliseconds, about what the agnostic kernel's does).
     const KernelData kd = plan_reorder(info, src, dst, "");
     if (ProgramCache::instance().stored(ctx, dev, kd.source)) return record_dispatch(ctx, dev, kd, key);
-    BackgroundCompiler::instance().submit(key, ctx, dev, src, dst);
+    BackgroundCompiler::instance().submit(key, ctx, dev, {{src, dst}});
   }
   return dispatch_for(queue, ctx, src, dst, "agnostic", CompilePolicy::wait);
 }
@@ -419,6 +449,21 @@ KernelData plan_reorder(const DeviceInfo& device, const Layout& src, const Layou
 
 namespace {
 
+void check_wait_list(const cl::Context& ctx, const std::vector<cl::Event>& wait_list) {
+  for (size_t i = 0; i < wait_list.size(); ++i) {
+    if (!wait_list[i]()) throw Error("wait_list[" + std::to_string(i) + "] is a null event");
+    if (wait_list[i].getInfo<CL_EVENT_CONTEXT>()() != ctx())
+      throw Error("wait_list[" + std::to_string(i) + "] belongs to another OpenCL context than the command queue");
+  }
+}
+
+// The kernel time of a finished event in milliseconds, or -1 when the queue does not profile.
+double profiled_ms(const cl::CommandQueue& queue, const cl::Event& event) {
+  if (!(queue.getInfo<CL_QUEUE_PROPERTIES>() & CL_QUEUE_PROFILING_ENABLE)) return -1;
+  return static_cast<double>(event.getProfilingInfo<CL_PROFILING_COMMAND_END>() -
+                             event.getProfilingInfo<CL_PROFILING_COMMAND_START>()) * 1e-6;
+}
+
 // reorder() with the policy resolved (the call's, else the engine's or the default).
 ReorderResult enqueue_reorder(const cl::CommandQueue& queue, const cl::Buffer& src, size_t src_offset,
                               const Layout& src_layout, const cl::Buffer& dst, size_t dst_offset,
@@ -430,11 +475,7 @@ ReorderResult enqueue_reorder(const cl::CommandQueue& queue, const cl::Buffer& s
     const cl::Context ctx = queue.getInfo<CL_QUEUE_CONTEXT>();
     check_disjoint(check_buffer(ctx, src, src_offset, src_layout, "source", false),
                    check_buffer(ctx, dst, dst_offset, dst_layout, "destination", true));
-    for (size_t i = 0; i < opt.wait_list.size(); ++i) {
-      if (!opt.wait_list[i]()) throw Error("wait_list[" + std::to_string(i) + "] is a null event");
-      if (opt.wait_list[i].getInfo<CL_EVENT_CONTEXT>()() != ctx())
-        throw Error("wait_list[" + std::to_string(i) + "] belongs to another OpenCL context than the command queue");
-    }
+    check_wait_list(ctx, opt.wait_list);
     std::shared_ptr<Dispatch> d = dispatch_for(queue, ctx, src_layout, dst_layout, opt.force_impl, policy);
     ReorderResult res;
     res.impl = d->impl;
@@ -452,15 +493,129 @@ ReorderResult enqueue_reorder(const cl::CommandQueue& queue, const cl::Buffer& s
     }
     if (opt.wait) {
       res.event.wait();
-      if (queue.getInfo<CL_QUEUE_PROPERTIES>() & CL_QUEUE_PROFILING_ENABLE) {
-        cl_ulong t0 = res.event.getProfilingInfo<CL_PROFILING_COMMAND_START>();
-        cl_ulong t1 = res.event.getProfilingInfo<CL_PROFILING_COMMAND_END>();
-        res.kernel_ms = static_cast<double>(t1 - t0) * 1e-6;
-      }
+      res.kernel_ms = profiled_ms(queue, res.event);
     }
     return res;
   } catch (...) {
     rethrow_cl(what);
+  }
+}
+
+// The checks of reorder() on every item, and no destination overlapping another item's bytes, since the
+// items run at once: all before anything is enqueued.
+void check_batch(const cl::Context& ctx, const std::vector<BatchItem>& items) {
+  std::vector<ByteRange> src(items.size()), dst(items.size());
+  for (size_t k = 0; k < items.size(); ++k) {
+    const BatchItem& it = items[k];
+    try {
+      check_compatible(it.src_layout, it.dst_layout);
+      src[k] = check_buffer(ctx, it.src, it.src_offset, it.src_layout, "source", false);
+      dst[k] = check_buffer(ctx, it.dst, it.dst_offset, it.dst_layout, "destination", true);
+      check_disjoint(src[k], dst[k]);
+    } catch (const std::exception& e) {
+      throw Error("batch item " + std::to_string(k) + " (" + it.src_layout.describe() + " -> " + it.dst_layout.describe() +
+                  "): " + e.what());
+    }
+  }
+  auto overlap = [](const ByteRange& a, const ByteRange& b) { return a.root == b.root && a.begin < b.end && b.begin < a.end; };
+  for (size_t k = 0; k < items.size(); ++k)
+    for (size_t j = 0; j < items.size(); ++j) {
+      if (j == k) continue;
+      for (const auto& [other, what] : {std::pair<const ByteRange*, const char*>{&dst[j], "destination"}, {&src[j], "source"}})
+        if (overlap(dst[k], *other))
+          throw Error("batch item " + std::to_string(k) + "'s destination (bytes [" + std::to_string(dst[k].begin) + ", " +
+                      std::to_string(dst[k].end) + ")) overlaps item " + std::to_string(j) + "'s " + what + " (bytes [" +
+                      std::to_string(other->begin) + ", " + std::to_string(other->end) +
+                      ")) in one buffer: the items of a batch run at once");
+    }
+}
+
+// reorder_batch() with the policy resolved.
+BatchResult enqueue_batch(const cl::CommandQueue& queue, const std::vector<BatchItem>& items, const ReorderOptions& opt,
+                          CompilePolicy policy) {
+  try {
+    if (!queue()) throw Error("the command queue is null");
+    const cl::Context ctx = queue.getInfo<CL_QUEUE_CONTEXT>();
+    check_wait_list(ctx, opt.wait_list);
+    check_batch(ctx, items);
+    const cl::Device dev = queue.getInfo<CL_QUEUE_DEVICE>();
+    const std::string force = opt.force_impl.empty() ? env("CLREORDER_FORCE_IMPL") : opt.force_impl;
+    if (force == KernelSelector::instance().agnostic().name()) policy = CompilePolicy::agnostic;
+    DeviceInfo limits;
+    limits.max_parameter_bytes = dev.getInfo<CL_DEVICE_MAX_PARAMETER_SIZE>();
+    const size_t capacity = batch_capacity(limits);
+    BatchResult res;
+    res.batched = !items.empty();
+    std::vector<cl::Event> events;
+    ReorderOptions one = opt;  // an item run by itself
+    one.wait = false;
+    for (size_t first = 0; first < items.size(); first += capacity) {
+      const size_t n = std::min(capacity, items.size() - first);
+      std::vector<std::pair<Layout, Layout>> pairs;
+      std::string key = "batch:" + dispatch_key(ctx, dev, items[first].src_layout, items[first].dst_layout, force);
+      for (size_t k = first; k < first + n; ++k) {
+        pairs.emplace_back(items[k].src_layout, items[k].dst_layout);
+        if (k > first) key += "|" + items[k].src_layout.key() + "->" + items[k].dst_layout.key();
+      }
+      std::shared_ptr<Dispatch> d = policy == CompilePolicy::agnostic ? nullptr : cached_dispatch(key);
+      if (!d && policy != CompilePolicy::agnostic) {
+        const BackgroundCompiler::Foreground busy;
+        const DeviceInfo info = describe_device(dev);
+        if (!force.empty() || policy == CompilePolicy::wait || !info.thread_safe) {
+          const PlannedBatch pb = plan_batch(info, pairs, force);
+          d = record_dispatch(ctx, dev, pb.kd, key, pb.impls);
+        } else if (!BackgroundCompiler::instance().known(key)) {
+          const PlannedBatch pb = plan_batch(info, pairs, "");
+          if (ProgramCache::instance().stored(ctx, dev, pb.kd.source)) d = record_dispatch(ctx, dev, pb.kd, key, pb.impls);
+          else BackgroundCompiler::instance().submit(key, ctx, dev, pairs, true);
+        }
+      }
+      if (!d) {
+        // One launch per item meanwhile, on the shape-agnostic kernel: the batch kernel is what gets compiled.
+        res.batched = false;
+        for (size_t k = first; k < first + n; ++k) {
+          const BatchItem& it = items[k];
+          ReorderResult r = enqueue_reorder(queue, it.src, it.src_offset, it.src_layout, it.dst, it.dst_offset,
+                                            it.dst_layout, one, CompilePolicy::agnostic);
+          res.impls.push_back(r.impl);
+          events.push_back(r.event);
+        }
+        res.launches += n;
+        continue;
+      }
+      std::vector<cl_ulong> bases;
+      for (size_t k = first; k < first + n; ++k) {
+        bases.push_back(items[k].src_offset / size_of(items[k].src_layout.data_type()));
+        bases.push_back(items[k].dst_offset / size_of(items[k].dst_layout.data_type()));
+      }
+      const cl::Buffer table(ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, bases.size() * sizeof(cl_ulong), bases.data());
+      cl::Event event;
+      {
+        std::optional<BackgroundCompiler::Foreground> first_launch;
+        if (!d->launched.load(std::memory_order_relaxed)) first_launch.emplace();
+        LockedKernel k(d->kernel);
+        for (size_t j = 0; j < n; ++j) {
+          k.kernel.setArg(static_cast<cl_uint>(2 * j), items[first + j].src);
+          k.kernel.setArg(static_cast<cl_uint>(2 * j + 1), items[first + j].dst);
+        }
+        k.kernel.setArg(static_cast<cl_uint>(2 * n), table);
+        queue.enqueueNDRangeKernel(k.kernel, cl::NullRange, d->global, d->local,
+                                   opt.wait_list.empty() ? nullptr : &opt.wait_list, &event);
+        if (!d->launched.exchange(true)) BackgroundCompiler::instance().note_first_launch(event);
+      }
+      res.impls.insert(res.impls.end(), d->item_impls.begin(), d->item_impls.end());
+      events.push_back(event);
+      ++res.launches;
+    }
+    if (events.size() == 1) res.event = events.front();
+    else queue.enqueueMarkerWithWaitList(events.empty() ? (opt.wait_list.empty() ? nullptr : &opt.wait_list) : &events, &res.event);
+    if (opt.wait) {
+      res.event.wait();
+      for (const cl::Event& e : events) res.kernel_ms = std::max(res.kernel_ms, 0.0) + profiled_ms(queue, e);
+    }
+    return res;
+  } catch (...) {
+    rethrow_cl("batch of " + std::to_string(items.size()) + " reorders");
   }
 }
 
@@ -476,6 +631,14 @@ ReorderResult reorder(const Engine& engine, const cl::Buffer& src, size_t src_of
                       const cl::Buffer& dst, size_t dst_offset, const Layout& dst_layout, const ReorderOptions& opt) {
   return enqueue_reorder(engine.queue(), src, src_offset, src_layout, dst, dst_offset, dst_layout, opt,
                          opt.policy.value_or(engine.policy()));
+}
+
+BatchResult reorder_batch(const cl::CommandQueue& queue, const std::vector<BatchItem>& items, const ReorderOptions& opt) {
+  return enqueue_batch(queue, items, opt, opt.policy.value_or(CompilePolicy::background));
+}
+
+BatchResult reorder_batch(const Engine& engine, const std::vector<BatchItem>& items, const ReorderOptions& opt) {
+  return enqueue_batch(engine.queue(), items, opt, opt.policy.value_or(engine.policy()));
 }
 
 std::vector<uint8_t> reorder(const Engine& engine, const std::vector<uint8_t>& src, const Layout& src_layout,

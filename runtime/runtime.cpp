@@ -94,6 +94,7 @@ DeviceInfo describe_device(const cl::Device& device) {
     d.max_alloc = device.getInfo<CL_DEVICE_MAX_MEM_ALLOC_SIZE>();
     d.cache_bytes = device.getInfo<CL_DEVICE_GLOBAL_MEM_CACHE_SIZE>();
     d.max_work_group = device.getInfo<CL_DEVICE_MAX_WORK_GROUP_SIZE>();
+    d.max_parameter_bytes = device.getInfo<CL_DEVICE_MAX_PARAMETER_SIZE>();
     const std::string extensions = device.getInfo<CL_DEVICE_EXTENSIONS>();
     d.fp16 = extensions.find("cl_khr_fp16") != std::string::npos;
     d.fp64 = extensions.find("cl_khr_fp64") != std::string::npos;

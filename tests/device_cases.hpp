@@ -132,29 +132,51 @@ inline std::string compare_range(const std::vector<uint8_t>& got, const std::vec
   return "";
 }
 
-/// Runs `launch(src_arg, dst_arg)` on guarded arguments: the source tensor `src_off` bytes into its argument,
-/// the destination `dst_off` bytes into its own, pre-filled with random bytes. Then every source byte, every
-/// guard byte and the destination's offset prefix must be unchanged, and the destination must match the host
-/// reference byte for byte, the bytes its layout does not own (gaps of strided layouts) still the random ones.
+/// Runs `launch(args)` on guarded arguments, a source and a destination per case (args[2k], args[2k + 1]):
+/// case k's source tensor offsets[k].first bytes into its argument, its destination offsets[k].second bytes
+/// into its own, pre-filled with random bytes. Then every source byte, every guard byte and each destination's
+/// offset prefix must be unchanged, and each destination must match the host reference byte for byte, the
+/// bytes its layout does not own (gaps of strided layouts) still the random ones.
+template <typename Launch>
+std::string check_launches(const Engine& e, const std::vector<Case>& cases, const std::vector<std::vector<uint8_t>>& srcs,
+                           const std::vector<std::pair<size_t, size_t>>& offsets, Launch launch) {
+  std::vector<GuardedArg> s, d;
+  std::vector<std::vector<uint8_t>> want;
+  std::vector<cl::Buffer> args;
+  for (size_t k = 0; k < cases.size(); ++k) {
+    const auto [src_off, dst_off] = offsets[k];
+    const std::vector<uint8_t> d_contents = random_bytes(dst_off + static_cast<size_t>(cases[k].dst.bytes()), 13 + k);
+    want.emplace_back(d_contents.begin() + static_cast<std::ptrdiff_t>(dst_off), d_contents.end());
+    reference_reorder(cases[k].src, srcs[k].data(), cases[k].dst, want.back().data());
+    std::vector<uint8_t> s_contents = random_bytes(src_off, 5);
+    s_contents.insert(s_contents.end(), srcs[k].begin(), srcs[k].end());
+    s.emplace_back(e, s_contents, 11 + k);
+    d.emplace_back(e, d_contents, 17 + k);
+    args.push_back(s.back().arg);
+    args.push_back(d.back().arg);
+  }
+  launch(args);
+  for (size_t k = 0; k < cases.size(); ++k) {
+    const size_t dst_off = offsets[k].second;
+    const std::vector<uint8_t> s_after = s[k].read(e), d_after = d[k].read(e);
+    std::string err = compare_range(s_after, s[k].init, 0, s_after.size(), "the source buffer (guards included)");
+    if (err.empty()) err = compare_range(d_after, d[k].init, 0, d[k].guard + dst_off, "the guard or offset before the destination");
+    if (err.empty()) err = compare_range(d_after, d[k].init, d_after.size() - d[k].guard, d_after.size(), "the guard after the destination");
+    if (err.empty())
+      err = compare_bytes(std::vector<uint8_t>(d_after.begin() + static_cast<std::ptrdiff_t>(d[k].guard + dst_off),
+                                               d_after.end() - static_cast<std::ptrdiff_t>(d[k].guard)),
+                          want[k]);
+    if (!err.empty()) return cases[k].label + ": " + err;
+  }
+  return "";
+}
+
+/// check_launches() of one case: `launch(src_arg, dst_arg)`.
 template <typename Launch>
 std::string check_launch(const Engine& e, const Case& c, const std::vector<uint8_t>& src, size_t src_off, size_t dst_off,
                          Launch launch) {
-  const std::vector<uint8_t> d_contents = random_bytes(dst_off + static_cast<size_t>(c.dst.bytes()), 13);
-  std::vector<uint8_t> want(d_contents.begin() + static_cast<std::ptrdiff_t>(dst_off), d_contents.end());
-  reference_reorder(c.src, src.data(), c.dst, want.data());
-  std::vector<uint8_t> s_contents = random_bytes(src_off, 5);
-  s_contents.insert(s_contents.end(), src.begin(), src.end());
-  GuardedArg s(e, s_contents, 11), d(e, d_contents, 17);
-  launch(s.arg, d.arg);
-  const std::vector<uint8_t> s_after = s.read(e), d_after = d.read(e);
-  std::string err = compare_range(s_after, s.init, 0, s_after.size(), "the source buffer (guards included)");
-  if (err.empty()) err = compare_range(d_after, d.init, 0, d.guard + dst_off, "the guard or offset before the destination");
-  if (err.empty()) err = compare_range(d_after, d.init, d_after.size() - d.guard, d_after.size(), "the guard after the destination");
-  if (err.empty())
-    err = compare_bytes(std::vector<uint8_t>(d_after.begin() + static_cast<std::ptrdiff_t>(d.guard + dst_off),
-                                             d_after.end() - static_cast<std::ptrdiff_t>(d.guard)),
-                        want);
-  return err.empty() ? "" : c.label + ": " + err;
+  return check_launches(e, {c}, {src}, {{src_off, dst_off}},
+                        [&](const std::vector<cl::Buffer>& args) { launch(args[0], args[1]); });
 }
 
 /// reorder() on the case with source `src`, the buffers at byte offsets: the kernel the selector picks (or

@@ -95,3 +95,178 @@ TEST(DeviceWeights, PaddedWeights) {
                             DataType::f32, DataType::f32, {}, {}, {1, 0, 0, 1, 0}, {0, 0, 0, 0, 1}));
   run_batch(*e, cases);
 }
+
+namespace {
+
+// A model's repacks packed as a runtime keeps them: every source in one buffer and every destination in
+// another, each at its own offset with untouched bytes between (`gap`, so offsets are not all aligned).
+struct PackedBatch {
+  std::vector<BatchItem> items;
+  std::vector<uint8_t> src_bytes, dst_init;
+  cl::Buffer src, dst;
+};
+
+PackedBatch pack(const Engine& e, const std::vector<Case>& cases, size_t gap) {
+  PackedBatch p;
+  std::vector<std::pair<size_t, size_t>> at;
+  size_t s_end = 0, d_end = 0;
+  for (size_t k = 0; k < cases.size(); ++k) {
+    const Case& c = cases[k];
+    const size_t s_at = (s_end + gap + 7) / 8 * 8, d_at = (d_end + gap + 7) / 8 * 8;  // element-aligned up to i64
+    at.emplace_back(s_at, d_at);
+    s_end = s_at + static_cast<size_t>(c.src.bytes());
+    d_end = d_at + static_cast<size_t>(c.dst.bytes());
+  }
+  p.src_bytes = random_bytes(s_end + gap, 3);
+  p.dst_init = random_bytes(d_end + gap, 4);
+  for (size_t k = 0; k < cases.size(); ++k) {
+    const std::vector<uint8_t> v = visible_sources(cases[k].src, cases[k].dst.data_type(), k).front();
+    std::copy(v.begin(), v.end(), p.src_bytes.begin() + static_cast<std::ptrdiff_t>(at[k].first));
+  }
+  p.src = cl::Buffer(e.context(), CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, p.src_bytes.size(), p.src_bytes.data());
+  p.dst = cl::Buffer(e.context(), CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, p.dst_init.size(), p.dst_init.data());
+  for (size_t k = 0; k < cases.size(); ++k)
+    p.items.push_back(BatchItem{p.src, at[k].first, cases[k].src, p.dst, at[k].second, cases[k].dst});
+  return p;
+}
+
+// The destination buffer as the host reference writes each item into the initial bytes: the rest untouched.
+std::vector<uint8_t> expected(const PackedBatch& p) {
+  std::vector<uint8_t> want = p.dst_init;
+  for (const BatchItem& it : p.items)
+    reference_reorder(it.src_layout, p.src_bytes.data() + it.src_offset, it.dst_layout, want.data() + it.dst_offset);
+  return want;
+}
+
+std::vector<uint8_t> read_all(const Engine& e, const cl::Buffer& b, size_t n) {
+  std::vector<uint8_t> out(n);
+  e.queue().enqueueReadBuffer(b, CL_TRUE, 0, n, out.data());
+  return out;
+}
+
+void reset(const Engine& e, const PackedBatch& p) {
+  e.queue().enqueueWriteBuffer(p.dst, CL_TRUE, 0, p.dst_init.size(), p.dst_init.data());
+}
+
+ReorderOptions with_policy(CompilePolicy policy, const std::string& force = "") {
+  ReorderOptions opt;
+  opt.policy = policy;
+  opt.force_impl = force;
+  opt.wait = true;
+  return opt;
+}
+
+// A model load's kinds of repacks: weights into isv/osv blocks (f32, f16, int8 multi-level), grouped and
+// depthwise weights, a conversion, padded data, a 64-bit type, and one pair twice (one function, two calls).
+std::vector<Case> model_cases() {
+  using T = DataType;
+  auto F = [](const char* n) { return format_from_name(n); };
+  return {
+      make_case(F("oiyx"), F("os_is_yx_isv16_osv16"), {33, 17, 3, 3}),
+      make_case(F("oiyx"), F("os_iyx_osv16"), {20, 8, 1, 1}, T::f16, T::f16),
+      make_case(F("oiyx"), F("os_is_yx_osa4_isa8_osv8_isv4"), {32, 32, 3, 3}, T::i8, T::i8),
+      make_case(F("goiyx"), F("gs_oiyx_gsv16"), {19, 1, 1, 3, 3}),
+      make_case(F("goiyx"), F("g_os_is_yx_isv16_osv16"), {2, 17, 5, 3, 3}, T::f32, T::f16),
+      make_case(F("bfyx"), F("b_fs_yx_fsv16"), {2, 19, 3, 5}, T::u8, T::f32, {}, {}, {0, 1, 1, 0}, {0, 2, 0, 1}),
+      make_case(F("oiyx"), F("os_is_yx_isv16_osv16"), {33, 17, 3, 3}),
+      make_case(F("byxf"), F("bfyx"), {2, 5, 3, 3}, T::i64, T::i64),
+  };
+}
+
+}  // namespace
+
+// Many reorders in one launch, each result byte-exact and every other byte of the shared buffers untouched;
+// the same through the shape-agnostic kernel (one launch each) and the generic one forced. (Each
+// implementation forced in a batch: test_oclgrind's Sweep.BatchedLaunchesInBothTunings.)
+TEST(DeviceWeights, BatchedRepacksInOneLaunch) {
+  REQUIRE_DEVICE(e);
+  const std::vector<Case> cases = model_cases();
+  const PackedBatch p = pack(*e, cases, 24);
+  const std::vector<uint8_t> want = expected(p);
+  BatchResult r = reorder_batch(*e, p.items, with_policy(CompilePolicy::wait));
+  EXPECT_EQ(r.launches, 1u);
+  EXPECT_TRUE(r.batched);
+  ASSERT_EQ(r.impls.size(), cases.size());
+  EXPECT_EQ(compare_bytes(read_all(*e, p.dst, want.size()), want), "");
+  EXPECT_EQ(compare_bytes(read_all(*e, p.src, p.src_bytes.size()), p.src_bytes), "") << "the sources changed";
+  for (const char* force : {"agnostic", "generic"}) {
+    reset(*e, p);
+    r = reorder_batch(*e, p.items, with_policy(CompilePolicy::wait, force));
+    EXPECT_EQ(r.launches, std::string(force) == "agnostic" ? cases.size() : 1u) << force;
+    EXPECT_EQ(r.batched, std::string(force) != "agnostic") << force;
+    for (const std::string& impl : r.impls) EXPECT_EQ(impl, force);
+    EXPECT_EQ(compare_bytes(read_all(*e, p.dst, want.size()), want), "") << force;
+  }
+}
+
+// More items than one launch takes: split into launches of batch_capacity(), one event for all of them.
+// Under `background`, a new list runs item by item until its batch kernel is compiled, then batched.
+TEST(DeviceWeights, BatchesSplitAtTheDeviceLimitAndCompileInTheBackground) {
+  REQUIRE_DEVICE(e);
+  using T = DataType;
+  const std::vector<Case> kinds = {
+      make_case(format_from_name("oiyx"), format_from_name("os_iyx_osv16"), {17, 3, 1, 1}),
+      make_case(format_from_name("bfyx"), format_from_name("byxf"), {1, 5, 2, 3}, T::f16, T::f32),
+      make_case(format_from_name("goiyx"), format_from_name("gs_oiyx_gsv16"), {17, 1, 1, 3, 3}, T::i8, T::i8)};
+  std::vector<Case> cases;
+  const size_t capacity = batch_capacity(e->info());
+  for (size_t k = 0; k < capacity + 6; ++k) cases.push_back(kinds[k % kinds.size()]);
+  const PackedBatch p = pack(*e, cases, 4);
+  const std::vector<uint8_t> want = expected(p);
+  BatchResult r = reorder_batch(*e, p.items, with_policy(CompilePolicy::wait));
+  EXPECT_EQ(r.launches, 2u);
+  EXPECT_TRUE(r.batched);
+  EXPECT_EQ(compare_bytes(read_all(*e, p.dst, want.size()), want), "");
+
+  // A list no earlier call used (another shape): under `background`, exact at once, batched once compiled.
+  std::vector<Case> fresh = {make_case(format_from_name("oiyx"), format_from_name("os_is_yx_isv16_osv16"), {21, 11, 3, 1}),
+                             make_case(format_from_name("oiyx"), format_from_name("os_iyx_osv16"), {21, 11, 1, 3})};
+  const PackedBatch f = pack(*e, fresh, 16);
+  const std::vector<uint8_t> f_want = expected(f);
+  r = reorder_batch(*e, f.items, with_policy(CompilePolicy::background));
+  EXPECT_EQ(compare_bytes(read_all(*e, f.dst, f_want.size()), f_want), "");
+  if (!r.batched) {
+    EXPECT_EQ(r.launches, fresh.size());
+    for (const std::string& impl : r.impls) EXPECT_EQ(impl, "agnostic");
+  }
+  wait_for_background_compiles();
+  reset(*e, f);
+  r = reorder_batch(*e, f.items, with_policy(CompilePolicy::background));
+  EXPECT_TRUE(r.batched);
+  EXPECT_EQ(r.launches, 1u);
+  EXPECT_EQ(compare_bytes(read_all(*e, f.dst, f_want.size()), f_want), "");
+
+  // An empty list: only a marker, after the wait list.
+  r = reorder_batch(*e, {}, with_policy(CompilePolicy::wait));
+  EXPECT_EQ(r.launches, 0u);
+  EXPECT_EQ(r.event.getInfo<CL_EVENT_COMMAND_EXECUTION_STATUS>(), CL_COMPLETE);
+}
+
+// Items that would race (a destination over another item's source or destination) and bad items are refused
+// by index before anything runs: the destination buffer keeps every byte.
+TEST(DeviceWeights, BadBatchesNameTheItemAndWriteNothing) {
+  REQUIRE_DEVICE(e);
+  const std::vector<Case> cases = model_cases();
+  const PackedBatch p = pack(*e, cases, 24);
+  auto refused = [&](std::vector<BatchItem> items, const std::string& words) {
+    const std::string err = error_of([&] { reorder_batch(*e, items, with_policy(CompilePolicy::wait)); });
+    EXPECT_NE(err.find(words), std::string::npos) << err;
+    EXPECT_EQ(compare_bytes(read_all(*e, p.dst, p.dst_init.size()), p.dst_init), "") << words;
+  };
+  std::vector<BatchItem> items = p.items;
+  items[3].dst_offset = items[2].dst_offset + 8;
+  refused(items, "batch item 2's destination (bytes [");
+  items = p.items;
+  items[5].dst = p.src;
+  items[5].dst_offset = items[1].src_offset;
+  refused(items, "overlaps item 1's source");
+  items = p.items;
+  items[4].dst_offset = p.dst_init.size();
+  refused(items, "batch item 4 (");
+  items = p.items;
+  items[6].src = cl::Buffer();
+  refused(items, "batch item 6 (");
+  items = p.items;
+  items[7].src_offset = 3;
+  refused(items, "byte offset 3 is not a multiple");
+}

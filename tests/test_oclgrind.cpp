@@ -209,3 +209,73 @@ TEST(Sweep, SixtyFourBitIndicesOnEveryImplementation) {
   EXPECT_EQ(failures, 0) << "of " << planned.size() << " runs";
   std::printf("sweep: %zu runs with 64-bit indices, %d failed\n", planned.size(), failures);
 }
+
+namespace {
+
+// The sweep's cases planned for `dev` (by the selector, or forced to `impl` where it accepts), as batch
+// kernels of at most batch_capacity() items, each launched once on guarded arguments (the cases' own
+// offsets) with its first visible source: the items' kernels are the ones checked above, so what is checked
+// here is the batch's dispatch, its arguments and its offsets table.
+int run_batches(const Engine& e, const std::vector<Sweep>& cases, const DeviceInfo& dev, const std::string& impl, size_t* items) {
+  std::vector<const Sweep*> accepted;
+  for (const Sweep& s : cases) {
+    const ReorderImpl* chosen = impl.empty() ? nullptr : KernelSelector::instance().find(impl);
+    if (!chosen || chosen->reject(ReorderParams{s.c.src, s.c.dst, dev}).empty()) accepted.push_back(&s);
+  }
+  int failures = 0;
+  const size_t capacity = batch_capacity(dev);
+  for (size_t first = 0; first < accepted.size(); first += capacity) {
+    const size_t n = std::min(capacity, accepted.size() - first);
+    std::vector<KernelData> kernels;
+    std::vector<std::pair<DataType, DataType>> types;
+    std::vector<Case> group;
+    std::vector<std::vector<uint8_t>> srcs;
+    std::vector<std::pair<size_t, size_t>> offsets;
+    std::vector<cl_ulong> bases;
+    for (size_t k = first; k < first + n; ++k) {
+      const Sweep& s = *accepted[k];
+      kernels.push_back(plan_reorder(dev, s.c.src, s.c.dst, impl));
+      types.emplace_back(s.c.src.data_type(), s.c.dst.data_type());
+      group.push_back(s.c);
+      srcs.push_back(visible_sources(s.c.src, s.c.dst.data_type(), k).front());
+      offsets.emplace_back(s.src_off * size_of(s.c.src.data_type()), s.dst_off * size_of(s.c.dst.data_type()));
+      bases.push_back(s.src_off);
+      bases.push_back(s.dst_off);
+    }
+    const KernelData kd = batch_kernel(kernels, types, dev);
+    const cl::Buffer table(e.context(), CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, bases.size() * sizeof(cl_ulong), bases.data());
+    const std::string err = check_launches(e, group, srcs, offsets, [&](const std::vector<cl::Buffer>& args) {
+      LockedKernel k = ProgramCache::instance().kernel(e.context(), e.device(), kd.source);
+      for (size_t a = 0; a < args.size(); ++a) k.kernel.setArg(static_cast<cl_uint>(a), args[a]);
+      k.kernel.setArg(static_cast<cl_uint>(args.size()), table);
+      e.queue().enqueueNDRangeKernel(k.kernel, cl::NullRange, kd.global_range(), kd.local_range());
+    });
+    if (!err.empty() && ++failures <= 20) ADD_FAILURE() << (impl.empty() ? "selector's choice" : impl) << ", batch: " << err;
+    *items += n;
+  }
+  return failures;
+}
+
+}  // namespace
+
+// The sweep's cases as batches (one launch for many reorders), in both tunings: the selector's choices
+// together (several implementations in one kernel), then each implementation forced on the cases it
+// accepts, in one tuning each (alternating; the kernels themselves were swept in both above).
+TEST(Sweep, BatchedLaunchesInBothTunings) {
+  REQUIRE_DEVICE(e);
+  const std::vector<Sweep> cases = sweep_cases();
+  int failures = 0;
+  size_t items = 0, launches = 0;
+  const auto& all = KernelSelector::instance().impls();
+  for (size_t t = 0; t < 2; ++t) {
+    const DeviceInfo dev = tuned(*e, t == 0 ? "gpu" : "cpu", e->info().cache_bytes);
+    std::vector<std::string> impls = {""};
+    for (size_t i = t; i < all.size(); i += 2) impls.push_back(all[i]->name());
+    for (const std::string& impl : impls) {
+      failures += run_batches(*e, cases, dev, impl, &items);
+      ++launches;
+    }
+  }
+  EXPECT_EQ(failures, 0);
+  std::printf("sweep: %zu reorders in %zu batches, %d failed\n", items, launches, failures);
+}

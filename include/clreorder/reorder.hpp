@@ -53,6 +53,42 @@ ReorderResult reorder(const cl::CommandQueue& queue, const cl::Buffer& src, size
 ReorderResult reorder(const Engine& engine, const cl::Buffer& src, size_t src_offset, const Layout& src_layout,
                       const cl::Buffer& dst, size_t dst_offset, const Layout& dst_layout, const ReorderOptions& opt = {});
 
+/// One reorder of a batch: a source and a destination, each a buffer, a byte offset in it and a layout.
+struct BatchItem {
+  cl::Buffer src;        ///< the source buffer
+  size_t src_offset;     ///< byte offset of the source layout's first byte in `src`
+  Layout src_layout;     ///< the source layout
+  cl::Buffer dst;        ///< the destination buffer
+  size_t dst_offset;     ///< byte offset of the destination layout's first byte in `dst`
+  Layout dst_layout;     ///< the destination layout
+};
+
+/// What a batch did.
+struct BatchResult {
+  std::vector<std::string> impls;  ///< per item, the implementation that wrote it
+  size_t launches = 0;             ///< kernel launches it took (one per batch_capacity() items; one per item on
+                                   ///< the shape-agnostic kernel)
+  bool batched = false;            ///< whether the items ran as batch kernels (else one launch each)
+  cl::Event event;                 ///< completes when every item is written (a marker over several launches)
+  /// Kernel time summed over the launches from event profiling in milliseconds; -1 unless `wait` and profiling.
+  double kernel_ms = -1;
+};
+
+/// Thread-safe as reorder(). Enqueues many reorders as one kernel launch (or one per batch_capacity() items),
+/// for example all of a model's weight repacks at load time, where each reorder alone is too small to pay for
+/// its own launch. Each item is checked as reorder() checks its arguments, and in addition no item's
+/// destination may overlap another item's source or destination (they run at once); a bad item is named by
+/// its index and nothing is enqueued. The batch kernel is specialised to the list of layouts (not to the
+/// buffers or offsets) and cached like a reorder's kernel. Policy: `wait` compiles it if needed; `background`
+/// (the default) runs it when it is compiled or stored already, else runs each item by reorder() now (one
+/// launch each, on the shape-agnostic kernel) and compiles the batch kernel on the background thread for the
+/// next call; `agnostic` always runs each item on the shape-agnostic kernel. An empty list enqueues only a
+/// marker. `opt.force_impl` applies to every item.
+BatchResult reorder_batch(const cl::CommandQueue& queue, const std::vector<BatchItem>& items, const ReorderOptions& opt = {});
+
+/// The same on an engine's queue (and its policy).
+BatchResult reorder_batch(const Engine& engine, const std::vector<BatchItem>& items, const ReorderOptions& opt = {});
+
 /// Convenience, blocking: host bytes in (src_layout.bytes() of them), host bytes out (dst_layout.bytes()). The
 /// destination starts as `dst_init` (dst_layout.bytes() of them) when given, else as zeros, so the bytes the
 /// layout does not own (gaps between strided elements) come back as they were.

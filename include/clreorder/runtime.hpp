@@ -32,6 +32,7 @@ struct DeviceInfo {
   uint64_t max_alloc = 0;        ///< CL_DEVICE_MAX_MEM_ALLOC_SIZE, bytes
   uint64_t cache_bytes = 0;      ///< CL_DEVICE_GLOBAL_MEM_CACHE_SIZE (0: unknown); decides streaming stores
   size_t max_work_group = 0;     ///< CL_DEVICE_MAX_WORK_GROUP_SIZE
+  size_t max_parameter_bytes = 0;  ///< CL_DEVICE_MAX_PARAMETER_SIZE: bounds the reorders of one batched launch
   bool fp16 = false;             ///< cl_khr_fp16
   bool fp64 = false;             ///< cl_khr_fp64 (double): f64 layouts are refused without it
   bool is_default = false;       ///< what an empty device choice picks

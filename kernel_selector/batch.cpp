@@ -1,0 +1,101 @@
+// A batch: the kernels the selector generated for many reorders, as functions of one kernel launched once
+// (kernels_cl/reorder_batch.cl). A model's weight repacks are each too small to fill a device, and each of
+// their launches costs more than its work; one launch pays that once.
+#include <algorithm>
+#include <cstdio>
+#include <map>
+
+#include "clreorder/error.hpp"
+#include "clreorder/kernel_selector.hpp"
+#include "codegen.hpp"
+#include "embedded.hpp"
+#include "impls.hpp"
+
+namespace clreorder {
+
+namespace {
+
+// The calls of items [lo, hi) as a binary search on the work-item index g over their ranges' starts.
+void dispatch_tree(const std::vector<std::string>& calls, const std::vector<size_t>& start, size_t lo, size_t hi,
+                   const std::string& indent, std::vector<std::string>& out) {
+  if (hi - lo == 1) {
+    out.push_back(indent + calls[lo]);
+    return;
+  }
+  const size_t mid = (lo + hi) / 2;
+  out.push_back(indent + "if (g < " + num(static_cast<int64_t>(start[mid])) + "ul) {");
+  dispatch_tree(calls, start, lo, mid, indent + "  ", out);
+  out.push_back(indent + "} else {");
+  dispatch_tree(calls, start, mid, hi, indent + "  ", out);
+  out.push_back(indent + "}");
+}
+
+}  // namespace
+
+size_t batch_capacity(const DeviceInfo& device) {
+  // Two buffer arguments per item and the bases table must fit the device's argument space (1024 bytes at
+  // least in OpenCL 1.2's full profile); pointers are counted at 8 bytes whatever the device's address size.
+  const size_t space = device.max_parameter_bytes ? device.max_parameter_bytes : 1024;
+  return std::max<size_t>(1, std::min<size_t>(kMaxBatchItems, (space - 8) / 16));
+}
+
+KernelData batch_kernel(const std::vector<KernelData>& items, const std::vector<std::pair<DataType, DataType>>& types,
+                        const DeviceInfo& device) {
+  if (items.empty()) throw Error("a batch needs at least one reorder");
+  if (items.size() != types.size()) throw Error("internal: batch_kernel got " + num(static_cast<int64_t>(items.size())) +
+                                                " kernels for " + num(static_cast<int64_t>(types.size())) + " type pairs");
+  if (items.size() > batch_capacity(device))
+    throw Error("a launch of " + num(static_cast<int64_t>(items.size())) + " reorders exceeds the " +
+                num(static_cast<int64_t>(batch_capacity(device))) + " device '" + device.name + "' takes in one launch");
+  // The group size of the item with the most work-items: every range is a multiple of it.
+  size_t local = 1, widest = 0;
+  for (const KernelData& kd : items) {
+    if (!kd.plan_args.empty() || kd.global.size() != 1 || kd.local.size() != 1)
+      throw Error("implementation '" + kd.impl + "' cannot run inside a batch (it takes a run-time plan or a " +
+                  "multi-dimensional range)");
+    if (kd.global[0] > widest) {
+      widest = kd.global[0];
+      local = kd.local[0];
+    }
+  }
+  std::string functions = embedded_kernel("reorder_batch_begin.cl");
+  std::map<std::string, std::string> renamed;  // kernel entry -> its function's name (one per distinct kernel)
+  std::vector<std::string> calls, args;
+  std::vector<size_t> start;
+  size_t total = 0;
+  for (size_t k = 0; k < items.size(); ++k) {
+    const KernelSource& ks = items[k].source;
+    auto it = renamed.find(ks.entry);
+    if (it == renamed.end()) {
+      // Renamed, so that a program may hold both the kernel and a batch that calls it.
+      const std::string fn = ks.entry + "_item", from = "#define KERNEL_NAME " + ks.entry + "\n";
+      std::string code = ks.code;
+      const size_t at = code.find(from);
+      if (at == std::string::npos) throw Error("internal: kernel " + ks.entry + " does not define its KERNEL_NAME");
+      code.replace(at, from.size(), "#define KERNEL_NAME " + fn + "\n");
+      functions += code;
+      it = renamed.emplace(ks.entry, fn).first;
+    }
+    const std::string i = num(static_cast<int64_t>(k));
+    args.push_back("__global const uchar* s" + i + ", __global uchar* d" + i + ",");
+    calls.push_back(it->second + "((__global const " + cl_type(types[k].first) + "*)s" + i + ", (__global " +
+                    cl_type(types[k].second) + "*)d" + i + ", bases[" + num(static_cast<int64_t>(2 * k)) + "], bases[" +
+                    num(static_cast<int64_t>(2 * k + 1)) + "], g - " + num(static_cast<int64_t>(total)) + "ul);");
+    start.push_back(total);
+    total += round_up(items[k].global[0], local);
+  }
+  functions += embedded_kernel("reorder_batch_end.cl");
+  std::vector<std::string> tree;
+  dispatch_tree(calls, start, 0, calls.size(), "", tree);
+  Jit jit;
+  jit.def("KERNEL_NAME", "reorder_batch").def("BATCH_ARGS", macro_lines(args)).def("BATCH_DISPATCH(g)", macro_lines(tree));
+  KernelData kd;
+  kd.impl = "batch";
+  kd.source = named_by_text("reorder_batch", jit, embedded_kernel("reorder_batch.cl"));
+  kd.source.code = functions + kd.source.code;
+  kd.global = {total};
+  kd.local = {local};
+  return kd;
+}
+
+}  // namespace clreorder
