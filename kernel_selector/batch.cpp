@@ -32,21 +32,31 @@ void dispatch_tree(const std::vector<std::string>& calls, const std::vector<size
 
 }  // namespace
 
-size_t batch_capacity(const DeviceInfo& device) {
-  // Two buffer arguments per item and the bases table must fit the device's argument space (1024 bytes at
-  // least in OpenCL 1.2's full profile); pointers are counted at 8 bytes whatever the device's address size.
+size_t batch_buffer_limit(const DeviceInfo& device) {
+  // Pointers are counted at 8 bytes whatever the device's address size; one more for the offsets table.
   const size_t space = device.max_parameter_bytes ? device.max_parameter_bytes : 1024;
-  return std::max<size_t>(1, std::min<size_t>(kMaxBatchItems, (space - 8) / 16));
+  return std::max<size_t>(2, std::min<size_t>(2 * kMaxBatchItems, space / 8 - 1));
 }
 
 KernelData batch_kernel(const std::vector<KernelData>& items, const std::vector<std::pair<DataType, DataType>>& types,
-                        const DeviceInfo& device) {
+                        const std::vector<std::pair<size_t, size_t>>& buffers, size_t buffer_count, const DeviceInfo& device) {
+  const auto n = [](size_t v) { return num(static_cast<int64_t>(v)); };
   if (items.empty()) throw Error("a batch needs at least one reorder");
-  if (items.size() != types.size()) throw Error("internal: batch_kernel got " + num(static_cast<int64_t>(items.size())) +
-                                                " kernels for " + num(static_cast<int64_t>(types.size())) + " type pairs");
-  if (items.size() > batch_capacity(device))
-    throw Error("a launch of " + num(static_cast<int64_t>(items.size())) + " reorders exceeds the " +
-                num(static_cast<int64_t>(batch_capacity(device))) + " device '" + device.name + "' takes in one launch");
+  if (items.size() != types.size() || items.size() != buffers.size())
+    throw Error("internal: batch_kernel got " + n(items.size()) + " kernels, " + n(types.size()) + " type pairs and " +
+                n(buffers.size()) + " buffer pairs");
+  if (items.size() > kMaxBatchItems)
+    throw Error("a launch of " + n(items.size()) + " reorders exceeds the " + n(kMaxBatchItems) + " one batch kernel holds");
+  if (buffer_count > batch_buffer_limit(device))
+    throw Error("a launch with " + n(buffer_count) + " buffers exceeds the " + n(batch_buffer_limit(device)) + " device '" +
+                device.name + "' takes in one launch");
+  std::vector<bool> used(buffer_count, false);
+  for (const auto& [s, d] : buffers) {
+    if (s >= buffer_count || d >= buffer_count)
+      throw Error("internal: batch_kernel got buffer argument " + n(std::max(s, d)) + " of " + n(buffer_count));
+    used[s] = used[d] = true;
+  }
+  if (std::find(used.begin(), used.end(), false) != used.end()) throw Error("internal: batch_kernel got an unused buffer argument");
   // The group size of the item with the most work-items: every range is a multiple of it.
   size_t local = 1, widest = 0;
   for (const KernelData& kd : items) {
@@ -61,6 +71,7 @@ KernelData batch_kernel(const std::vector<KernelData>& items, const std::vector<
   std::string functions = embedded_kernel("reorder_batch_begin.cl");
   std::map<std::string, std::string> renamed;  // kernel entry -> its function's name (one per distinct kernel)
   std::vector<std::string> calls, args;
+  for (size_t b = 0; b < buffer_count; ++b) args.push_back("__global uchar* b" + n(b) + ",");
   std::vector<size_t> start;
   size_t total = 0;
   for (size_t k = 0; k < items.size(); ++k) {
@@ -76,11 +87,9 @@ KernelData batch_kernel(const std::vector<KernelData>& items, const std::vector<
       functions += code;
       it = renamed.emplace(ks.entry, fn).first;
     }
-    const std::string i = num(static_cast<int64_t>(k));
-    args.push_back("__global const uchar* s" + i + ", __global uchar* d" + i + ",");
-    calls.push_back(it->second + "((__global const " + cl_type(types[k].first) + "*)s" + i + ", (__global " +
-                    cl_type(types[k].second) + "*)d" + i + ", bases[" + num(static_cast<int64_t>(2 * k)) + "], bases[" +
-                    num(static_cast<int64_t>(2 * k + 1)) + "], g - " + num(static_cast<int64_t>(total)) + "ul);");
+    calls.push_back(it->second + "((__global const " + cl_type(types[k].first) + "*)b" + n(buffers[k].first) +
+                    ", (__global " + cl_type(types[k].second) + "*)b" + n(buffers[k].second) + ", bases[" + n(2 * k) +
+                    "], bases[" + n(2 * k + 1) + "], g - " + n(total) + "ul);");
     start.push_back(total);
     total += round_up(items[k].global[0], local);
   }

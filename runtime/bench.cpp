@@ -23,6 +23,8 @@ double median(std::vector<double> v) {
   return n == 0 ? 0 : n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
+size_t round_up64(size_t n) { return (n + 63) / 64 * 64; }
+
 double now_ms() {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
@@ -118,6 +120,110 @@ BenchResult bench_reorder(const Engine& engine, const Layout& src, const Layout&
   r.gbps_physical = physical / (r.median_ms * 1e6);
   r.copy_gbps = 2.0 * static_cast<double>(dst.bytes()) / (r.copy_ms * 1e6);
   r.ratio = r.gbps_physical / r.copy_gbps;
+  return r;
+}
+
+std::string BatchBenchResult::json() const {
+  const nlohmann::ordered_json out = {{"reorders", reorders}, {"launches", launches}, {"runs", runs}, {"bytes", bytes},
+                                      {"one_by_one_ms", one_by_one_ms}, {"batched_ms", batched_ms}, {"speedup", speedup},
+                                      {"copy_ms", copy_ms}, {"exact", exact}, {"mismatch", mismatch}, {"impls", impls}};
+  return out.dump();
+}
+
+BatchBenchResult bench_batch(const Engine& engine, const std::vector<std::pair<Layout, Layout>>& pairs,
+                             const std::string& force, int runs) {
+  if (runs < 1) throw Error("bench: runs must be at least 1, got " + std::to_string(runs));
+  if (pairs.empty()) throw Error("bench: the batch lists no reorder");
+  BatchBenchResult r;
+  r.reorders = pairs.size();
+  r.runs = runs;
+  // Packed as a model's weights are: one blob of sources, one of destinations.
+  std::vector<std::pair<size_t, size_t>> at;
+  size_t s_end = 0, d_end = 0;
+  for (const auto& [src, dst] : pairs) {
+    check_compatible(src, dst);
+    for (const Layout* l : {&src, &dst}) check_fits_device(engine.info(), *l);
+    at.emplace_back(s_end, d_end);
+    s_end = round_up64(s_end + static_cast<size_t>(src.bytes()));
+    d_end = round_up64(d_end + static_cast<size_t>(dst.bytes()));
+    r.bytes += src.bytes() + dst.bytes();
+  }
+  std::vector<uint8_t> sources(std::max<size_t>(s_end, 1)), want(std::max<size_t>(d_end, 1), 0);
+  for (size_t k = 0; k < pairs.size(); ++k) {
+    const std::vector<uint8_t> p = make_pattern(pairs[k].first);
+    std::copy(p.begin(), p.end(), sources.begin() + static_cast<std::ptrdiff_t>(at[k].first));
+    reference_reorder(pairs[k].first, p.data(), pairs[k].second, want.data() + at[k].second);
+  }
+  try {
+    const cl::Context& ctx = engine.context();
+    const cl::CommandQueue& q = engine.queue();
+    cl::Buffer s(ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, sources.size(), sources.data());
+    cl::Buffer d(ctx, CL_MEM_READ_WRITE, want.size());
+    std::vector<BatchItem> items;
+    for (size_t k = 0; k < pairs.size(); ++k)
+      items.push_back(BatchItem{s, at[k].first, pairs[k].first, d, at[k].second, pairs[k].second});
+    ReorderOptions opt;
+    opt.force_impl = force;
+    opt.policy = CompilePolicy::wait;  // both forms on their specialised kernels
+    auto one_by_one = [&] {
+      for (const BatchItem& it : items) reorder(engine, it.src, it.src_offset, it.src_layout, it.dst, it.dst_offset, it.dst_layout, opt);
+      q.finish();
+    };
+    auto batched = [&] {
+      BatchResult b = reorder_batch(engine, items, opt);
+      q.finish();
+      return b;
+    };
+    // Each form checked on a destination that starts as zeros: every byte it must write is compared.
+    auto check = [&](const char* form) {
+      std::vector<uint8_t> got(want.size());
+      q.enqueueReadBuffer(d, CL_TRUE, 0, got.size(), got.data());
+      for (size_t k = 0; k < items.size() && r.mismatch.empty(); ++k)
+        for (size_t i = at[k].second; i < at[k].second + static_cast<size_t>(pairs[k].second.bytes()); ++i)
+          if (got[i] != want[i]) {
+            r.mismatch = std::string(form) + ": item " + std::to_string(k) + " (" + pairs[k].first.describe() + " -> " +
+                         pairs[k].second.describe() + ") differs at byte " + std::to_string(i - at[k].second);
+            break;
+          }
+    };
+    q.enqueueFillBuffer(d, cl_uchar(0), 0, want.size());
+    one_by_one();
+    check("one launch each");
+    q.enqueueFillBuffer(d, cl_uchar(0), 0, want.size());
+    const BatchResult first = batched();
+    check("batched");
+    r.exact = r.mismatch.empty();
+    r.launches = first.launches;
+    r.impls = first.impls;
+    for (int i = 0; i < 2; ++i) {  // warm-up: first launches, page faults
+      one_by_one();
+      batched();
+    }
+    cl::Buffer copy_src(ctx, CL_MEM_READ_WRITE, want.size()), copy_dst(ctx, CL_MEM_READ_WRITE, want.size());
+    q.enqueueFillBuffer(copy_src, cl_uchar(1), 0, want.size());
+    q.enqueueFillBuffer(copy_dst, cl_uchar(0), 0, want.size());
+    q.finish();
+    std::vector<double> each, batch, copy;
+    for (int i = 0; i < runs; ++i) {
+      const double t0 = now_ms();
+      one_by_one();
+      const double t1 = now_ms();
+      batched();
+      const double t2 = now_ms();
+      q.enqueueCopyBuffer(copy_src, copy_dst, 0, 0, want.size());
+      q.finish();
+      const double t3 = now_ms();
+      each.push_back(t1 - t0);
+      batch.push_back(t2 - t1);
+      copy.push_back(t3 - t2);
+    }
+    r.one_by_one_ms = median(each);
+    r.batched_ms = median(batch);
+    r.copy_ms = median(copy);
+    r.speedup = r.one_by_one_ms / r.batched_ms;
+  } catch (...) {
+    rethrow_cl("bench of a batch of " + std::to_string(pairs.size()) + " reorders");
+  }
   return r;
 }
 

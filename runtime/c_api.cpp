@@ -190,6 +190,30 @@ clreorder_status clreorder_reorder(clreorder_context context, cl_mem src, size_t
   });
 }
 
+clreorder_status clreorder_reorder_batch(clreorder_context context, size_t count, const clreorder_batch_item* items,
+                                         cl_uint num_events, const cl_event* wait_list, cl_event* event, size_t* launches) {
+  CR_REQUIRE(context);
+  if (count > 0) CR_REQUIRE(items);
+  if (num_events > 0) CR_REQUIRE(wait_list);
+  return guarded(__func__, [&] {
+    clreorder::ReorderOptions opt;
+    for (cl_uint i = 0; i < num_events; ++i) opt.wait_list.emplace_back(wait_list[i], true);
+    std::vector<clreorder::BatchItem> list;
+    for (size_t i = 0; i < count; ++i) {
+      const clreorder_batch_item& it = items[i];
+      if (!it.src_layout || !it.dst_layout) throw clreorder::Error("batch item " + std::to_string(i) + " holds a NULL layout");
+      list.push_back(clreorder::BatchItem{it.src ? cl::Buffer(it.src, true) : cl::Buffer(), it.src_offset, it.src_layout->layout,
+                                          it.dst ? cl::Buffer(it.dst, true) : cl::Buffer(), it.dst_offset, it.dst_layout->layout});
+    }
+    clreorder::BatchResult r = clreorder::reorder_batch(context->engine, list, opt);
+    if (launches) *launches = r.launches;
+    if (event) {
+      clRetainEvent(r.event());
+      *event = r.event();
+    }
+  });
+}
+
 clreorder_status clreorder_precompile(clreorder_context context, size_t count, const clreorder_layout* src_layouts,
                                       const clreorder_layout* dst_layouts) {
   CR_REQUIRE(context);

@@ -30,32 +30,49 @@ struct ByteRange {
 // argument leaves the destination untouched: it is a live buffer of the queue's context, its flags let the
 // kernel read (source) or write (destination) it, the offset is a multiple of the element size, and
 // offset + layout bytes fit (compared without forming the sum, which could wrap).
-ByteRange check_buffer(const cl::Context& ctx, const cl::Buffer& buf, size_t offset, const Layout& l, const char* which,
-                       bool written) {
+// What the checks need of a buffer, asked of the driver once per buffer (a batch may pass one many times).
+struct BufferFacts {
+  cl_mem mem = nullptr;
+  size_t size = 0;
+  cl_mem_flags flags = 0;
+  cl_mem root = nullptr;  // the buffer, or a sub-buffer's parent
+  size_t origin = 0;      // a sub-buffer's offset in its parent
+};
+
+BufferFacts buffer_facts(const cl::Context& ctx, const cl::Buffer& buf, const char* which) {
   const std::string what = std::string(which) + " buffer";
   if (!buf()) throw Error(what + " is null");
   if (buf.getInfo<CL_MEM_CONTEXT>()() != ctx())
     throw Error(what + " belongs to another OpenCL context than the command queue");
-  const cl_mem_flags flags = buf.getInfo<CL_MEM_FLAGS>();
-  if (written && (flags & CL_MEM_READ_ONLY))
+  BufferFacts f{buf(), buf.getInfo<CL_MEM_SIZE>(), buf.getInfo<CL_MEM_FLAGS>(), buf(), 0};
+  const cl::Memory parent = buf.getInfo<CL_MEM_ASSOCIATED_MEMOBJECT>();
+  if (parent()) {
+    f.root = parent();
+    f.origin = buf.getInfo<CL_MEM_OFFSET>();
+  }
+  return f;
+}
+
+ByteRange check_range(const BufferFacts& f, size_t offset, const Layout& l, const char* which, bool written) {
+  const std::string what = std::string(which) + " buffer";
+  if (written && (f.flags & CL_MEM_READ_ONLY))
     throw Error(what + " was created CL_MEM_READ_ONLY: a kernel cannot write it");
-  if (!written && (flags & CL_MEM_WRITE_ONLY))
+  if (!written && (f.flags & CL_MEM_WRITE_ONLY))
     throw Error(what + " was created CL_MEM_WRITE_ONLY: a kernel cannot read it");
   const size_t esize = size_of(l.data_type());
   if (offset % esize)
     throw Error(std::string(which) + " byte offset " + std::to_string(offset) + " is not a multiple of the " +
                 to_string(l.data_type()) + " element size " + std::to_string(esize));
-  const size_t have = buf.getInfo<CL_MEM_SIZE>(), bytes = static_cast<size_t>(l.bytes());
+  const size_t have = f.size, bytes = static_cast<size_t>(l.bytes());
   if (offset > have || bytes > have - offset)
     throw Error(what + " holds " + std::to_string(have) + " bytes but " + l.describe() + " at byte offset " +
                 std::to_string(offset) + " needs " + std::to_string(bytes) + " bytes from there");
-  ByteRange r{buf(), offset, offset + bytes};
-  const cl::Memory parent = buf.getInfo<CL_MEM_ASSOCIATED_MEMOBJECT>();
-  if (parent()) {
-    const size_t origin = buf.getInfo<CL_MEM_OFFSET>();
-    r = ByteRange{parent(), origin + r.begin, origin + r.end};
-  }
-  return r;
+  return ByteRange{f.root, f.origin + offset, f.origin + offset + bytes};
+}
+
+ByteRange check_buffer(const cl::Context& ctx, const cl::Buffer& buf, size_t offset, const Layout& l, const char* which,
+                       bool written) {
+  return check_range(buffer_facts(ctx, buf, which), offset, l, which, written);
 }
 
 // A kernel reads the source while it writes the destination (both restrict pointers), so no byte may be both.
@@ -118,7 +135,16 @@ struct PlannedBatch {
   std::vector<std::string> impls;
 };
 
-PlannedBatch plan_batch(const DeviceInfo& info, const std::vector<std::pair<Layout, Layout>>& pairs, const std::string& force) {
+// A launch's items: their layouts, and for each the buffer arguments it reads and writes (each distinct
+// buffer is one argument).
+struct BatchShape {
+  std::vector<std::pair<Layout, Layout>> pairs;
+  std::vector<std::pair<size_t, size_t>> buffers;
+  size_t buffer_count = 0;
+};
+
+PlannedBatch plan_batch(const DeviceInfo& info, const BatchShape& shape, const std::string& force) {
+  const auto& pairs = shape.pairs;
   PlannedBatch pb;
   std::vector<KernelData> items;
   std::vector<std::pair<DataType, DataType>> types;
@@ -127,7 +153,7 @@ PlannedBatch plan_batch(const DeviceInfo& info, const std::vector<std::pair<Layo
     types.emplace_back(s.data_type(), d.data_type());
     pb.impls.push_back(items.back().impl);
   }
-  pb.kd = batch_kernel(items, types, info);
+  pb.kd = batch_kernel(items, types, shape.buffers, shape.buffer_count, info);
   return pb;
 }
 
@@ -174,12 +200,11 @@ class BackgroundCompiler {
     return known_.count(key) != 0;
   }
   // A reorder's specialised kernel (one pair), or a batch kernel (`batch`: the pairs of one launch).
-  void submit(const std::string& key, const cl::Context& ctx, const cl::Device& dev,
-              std::vector<std::pair<Layout, Layout>> pairs, bool batch = false) {
+  void submit(const std::string& key, const cl::Context& ctx, const cl::Device& dev, BatchShape shape, bool batch = false) {
     std::lock_guard<std::mutex> guard(mutex_);
     if (stopping_ || !known_.insert(key).second) return;
     note_work();
-    jobs_.push_back(Job{key, ctx, dev, std::move(pairs), batch});
+    jobs_.push_back(Job{key, ctx, dev, std::move(shape), batch});
     start();
   }
   // A caller looks up or compiles a kernel while this lives: background work waits.
@@ -243,11 +268,11 @@ class BackgroundCompiler {
     std::string key;
     cl::Context ctx;
     cl::Device dev;
-    std::vector<std::pair<Layout, Layout>> pairs;
+    BatchShape shape;  // one pair (and no buffers) for a reorder's kernel
     bool batch = false;
     PlannedBatch plan(const DeviceInfo& info) const {
-      if (batch) return plan_batch(info, pairs, "");
-      KernelData kd = plan_reorder(info, pairs.front().first, pairs.front().second, "");
+      if (batch) return plan_batch(info, shape, "");
+      KernelData kd = plan_reorder(info, shape.pairs.front().first, shape.pairs.front().second, "");
       return PlannedBatch{kd, {}};
     }
   };
@@ -415,7 +440,7 @@ std::shared_ptr<Dispatch> dispatch_for(const cl::CommandQueue& queue, const cl::
     // process: nothing to compile (a stored binary loads in milliseconds, about what the agnostic kernel's does).
     const KernelData kd = plan_reorder(info, src, dst, "");
     if (ProgramCache::instance().stored(ctx, dev, kd.source)) return record_dispatch(ctx, dev, kd, key);
-    BackgroundCompiler::instance().submit(key, ctx, dev, {{src, dst}});
+    BackgroundCompiler::instance().submit(key, ctx, dev, BatchShape{{{src, dst}}, {}, 0});
   }
   return dispatch_for(queue, ctx, src, dst, "agnostic", CompilePolicy::wait);
 }
@@ -505,12 +530,19 @@ ReorderResult enqueue_reorder(const cl::CommandQueue& queue, const cl::Buffer& s
 // items run at once: all before anything is enqueued.
 void check_batch(const cl::Context& ctx, const std::vector<BatchItem>& items) {
   std::vector<ByteRange> src(items.size()), dst(items.size());
+  std::vector<BufferFacts> known;
+  auto facts = [&](const cl::Buffer& b, const char* which) -> const BufferFacts& {
+    for (const BufferFacts& f : known)
+      if (b() && f.mem == b()) return f;
+    known.push_back(buffer_facts(ctx, b, which));
+    return known.back();
+  };
   for (size_t k = 0; k < items.size(); ++k) {
     const BatchItem& it = items[k];
     try {
       check_compatible(it.src_layout, it.dst_layout);
-      src[k] = check_buffer(ctx, it.src, it.src_offset, it.src_layout, "source", false);
-      dst[k] = check_buffer(ctx, it.dst, it.dst_offset, it.dst_layout, "destination", true);
+      src[k] = check_range(facts(it.src, "source"), it.src_offset, it.src_layout, "source", false);
+      dst[k] = check_range(facts(it.dst, "destination"), it.dst_offset, it.dst_layout, "destination", true);
       check_disjoint(src[k], dst[k]);
     } catch (const std::exception& e) {
       throw Error("batch item " + std::to_string(k) + " (" + it.src_layout.describe() + " -> " + it.dst_layout.describe() +
@@ -543,31 +575,54 @@ BatchResult enqueue_batch(const cl::CommandQueue& queue, const std::vector<Batch
     if (force == KernelSelector::instance().agnostic().name()) policy = CompilePolicy::agnostic;
     DeviceInfo limits;
     limits.max_parameter_bytes = dev.getInfo<CL_DEVICE_MAX_PARAMETER_SIZE>();
-    const size_t capacity = batch_capacity(limits);
+    const size_t buffer_limit = batch_buffer_limit(limits);
     BatchResult res;
     res.batched = !items.empty();
     std::vector<cl::Event> events;
     ReorderOptions one = opt;  // an item run by itself
     one.wait = false;
-    for (size_t first = 0; first < items.size(); first += capacity) {
-      const size_t n = std::min(capacity, items.size() - first);
-      std::vector<std::pair<Layout, Layout>> pairs;
-      std::string key = "batch:" + dispatch_key(ctx, dev, items[first].src_layout, items[first].dst_layout, force);
-      for (size_t k = first; k < first + n; ++k) {
-        pairs.emplace_back(items[k].src_layout, items[k].dst_layout);
-        if (k > first) key += "|" + items[k].src_layout.key() + "->" + items[k].dst_layout.key();
+    for (size_t first = 0, n = 0; first < items.size(); first += n) {
+      // This launch's items: up to kMaxBatchItems while their distinct buffers fit the device's arguments.
+      std::vector<cl::Buffer> args;
+      std::vector<std::pair<size_t, size_t>> buffers;
+      auto argument = [&args](const cl::Buffer& b) {
+        for (size_t i = 0; i < args.size(); ++i)
+          if (args[i]() == b()) return i;
+        args.push_back(b);
+        return args.size() - 1;
+      };
+      for (n = 0; first + n < items.size() && n < kMaxBatchItems; ++n) {
+        const BatchItem& it = items[first + n];
+        const size_t had = args.size();
+        const std::pair<size_t, size_t> b{argument(it.src), argument(it.dst)};
+        if (args.size() > buffer_limit) {
+          args.resize(had);
+          break;
+        }
+        buffers.push_back(b);
       }
+      // Specialised to the layouts and to which items share buffers, never to the buffers or offsets.
+      std::string key = "batch:" + dispatch_key(ctx, dev, items[first].src_layout, items[first].dst_layout, force);
+      for (size_t k = 0; k < n; ++k) {
+        if (k > 0) key.append("|").append(items[first + k].src_layout.key()).append("->").append(items[first + k].dst_layout.key());
+        key.append("@").append(std::to_string(buffers[k].first)).append(",").append(std::to_string(buffers[k].second));
+      }
+      auto shape = [&] {
+        BatchShape sh{{}, buffers, args.size()};
+        for (size_t k = first; k < first + n; ++k) sh.pairs.emplace_back(items[k].src_layout, items[k].dst_layout);
+        return sh;
+      };
       std::shared_ptr<Dispatch> d = policy == CompilePolicy::agnostic ? nullptr : cached_dispatch(key);
       if (!d && policy != CompilePolicy::agnostic) {
         const BackgroundCompiler::Foreground busy;
         const DeviceInfo info = describe_device(dev);
         if (!force.empty() || policy == CompilePolicy::wait || !info.thread_safe) {
-          const PlannedBatch pb = plan_batch(info, pairs, force);
+          const PlannedBatch pb = plan_batch(info, shape(), force);
           d = record_dispatch(ctx, dev, pb.kd, key, pb.impls);
         } else if (!BackgroundCompiler::instance().known(key)) {
-          const PlannedBatch pb = plan_batch(info, pairs, "");
+          const PlannedBatch pb = plan_batch(info, shape(), "");
           if (ProgramCache::instance().stored(ctx, dev, pb.kd.source)) d = record_dispatch(ctx, dev, pb.kd, key, pb.impls);
-          else BackgroundCompiler::instance().submit(key, ctx, dev, pairs, true);
+          else BackgroundCompiler::instance().submit(key, ctx, dev, shape(), true);
         }
       }
       if (!d) {
@@ -594,11 +649,8 @@ BatchResult enqueue_batch(const cl::CommandQueue& queue, const std::vector<Batch
         std::optional<BackgroundCompiler::Foreground> first_launch;
         if (!d->launched.load(std::memory_order_relaxed)) first_launch.emplace();
         LockedKernel k(d->kernel);
-        for (size_t j = 0; j < n; ++j) {
-          k.kernel.setArg(static_cast<cl_uint>(2 * j), items[first + j].src);
-          k.kernel.setArg(static_cast<cl_uint>(2 * j + 1), items[first + j].dst);
-        }
-        k.kernel.setArg(static_cast<cl_uint>(2 * n), table);
+        for (size_t j = 0; j < args.size(); ++j) k.kernel.setArg(static_cast<cl_uint>(j), args[j]);
+        k.kernel.setArg(static_cast<cl_uint>(args.size()), table);
         queue.enqueueNDRangeKernel(k.kernel, cl::NullRange, d->global, d->local,
                                    opt.wait_list.empty() ? nullptr : &opt.wait_list, &event);
         if (!d->launched.exchange(true)) BackgroundCompiler::instance().note_first_launch(event);

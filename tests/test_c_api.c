@@ -95,6 +95,34 @@ int main(void) {
   clReleaseEvent(reordered);
   clReleaseEvent(returned);
 
+  /* A batch: the source twice into one buffer, one launch, both copies as the single reorder wrote them. */
+  cl_mem pair = clCreateBuffer(cl_ctx, CL_MEM_READ_WRITE, 2 * blocked_bytes, NULL, &err);
+  CHECK(err == CL_SUCCESS);
+  clreorder_batch_item items[2] = {{src, 0, plain, pair, 0, blocked}, {src, 0, plain, pair, blocked_bytes, blocked}};
+  cl_event batched = NULL;
+  size_t launches = 0;
+  CHECK(clreorder_reorder_batch(ctx, 2, items, 0, NULL, &batched, &launches) == CLREORDER_SUCCESS);
+  CHECK(batched != NULL && launches == 1);
+  float twice[2 * B * FS * 16 * Y * X];
+  CHECK(clEnqueueReadBuffer(queue, pair, CL_TRUE, 0, 2 * blocked_bytes, twice, 1, &batched, NULL) == CL_SUCCESS);
+  CHECK(memcmp(twice, out, sizeof out) == 0 && memcmp(twice + B * FS * 16 * Y * X, out, sizeof out) == 0);
+  clReleaseEvent(batched);
+  /* Refused: overlapping destinations, a NULL layout, no items; the buffer keeps its bytes. */
+  items[1].dst_offset = 4;
+  cl_event refused = NULL;
+  EXPECT_ERROR(clreorder_reorder_batch(ctx, 2, items, 0, NULL, &refused, NULL), CLREORDER_INVALID_VALUE,
+               "batch item 0's destination");
+  items[1].dst_offset = blocked_bytes;
+  items[1].src_layout = NULL;
+  EXPECT_ERROR(clreorder_reorder_batch(ctx, 2, items, 0, NULL, &refused, NULL), CLREORDER_INVALID_VALUE,
+               "batch item 1 holds a NULL layout");
+  EXPECT_ERROR(clreorder_reorder_batch(ctx, 2, NULL, 0, NULL, &refused, NULL), CLREORDER_INVALID_ARGUMENT, "items");
+  CHECK(refused == NULL);
+  float after_refusal[2 * B * FS * 16 * Y * X];
+  CHECK(clEnqueueReadBuffer(queue, pair, CL_TRUE, 0, 2 * blocked_bytes, after_refusal, 0, NULL, NULL) == CL_SUCCESS);
+  CHECK(memcmp(after_refusal, twice, sizeof twice) == 0);
+  clReleaseMemObject(pair);
+
   /* Precompile a pair of another shape, then the counters. */
   const int64_t other_dims[4] = {1, 33, 2, 2};
   clreorder_layout a = NULL, b = NULL;

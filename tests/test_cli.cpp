@@ -345,6 +345,25 @@ TEST(Cli, JsonOfDeviceCommands) {
   EXPECT_EQ(bench["shape"], Json::parse("[2, 19, 5, 7]"));
   EXPECT_EQ(bench["runs"], 2);
   EXPECT_GT(bench["ratio"].get<double>(), 0.0);
+  // A batch file: one launch, every item checked; the layout options go in the file's lines.
+  const std::string list = clreorder_test::make_temp_dir("clreorder-cli-batch") + "/model.txt";
+  std::ofstream(list) << "# two weights and a depthwise one\n--from oiyx --to os_is_yx_isv16_osv16 --shape 20,18,3,3\n"
+                         "--from oiyx --to os_iyx_osv16 --shape 17,5,1,1 --dtype f16\n"
+                         "--from goiyx --to gs_oiyx_gsv16 --shape 19,1,1,3,3 --dtype i8\n";
+  r = run({"bench", "--batch", list, "--runs=2", "--json"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const Json batch = Json::parse(r.out);
+  EXPECT_EQ(batch["reorders"], 3);
+  EXPECT_EQ(batch["launches"], 1);
+  EXPECT_EQ(batch["exact"], true);
+  EXPECT_EQ(batch["impls"].size(), 3u);
+  EXPECT_GT(batch["speedup"].get<double>(), 0.0);
+  r = run({"bench", "--batch", list, "--shape", "1,2,3,4"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("--shape goes in the --batch file's lines"), std::string::npos) << r.err;
+  r = run({"bench", "--from", "bfyx", "--to", "byxf"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("bench needs --from, --to and --shape (or --batch FILE)"), std::string::npos) << r.err;
 }
 
 // A compile that outlasts the threshold is announced on a terminal, with its time at the end; nothing on a

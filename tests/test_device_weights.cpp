@@ -199,7 +199,7 @@ TEST(DeviceWeights, BatchedRepacksInOneLaunch) {
   }
 }
 
-// More items than one launch takes: split into launches of batch_capacity(), one event for all of them.
+// More items than one launch takes: split into launches of kMaxBatchItems, one event for all of them.
 // Under `background`, a new list runs item by item until its batch kernel is compiled, then batched.
 TEST(DeviceWeights, BatchesSplitAtTheDeviceLimitAndCompileInTheBackground) {
   REQUIRE_DEVICE(e);
@@ -209,8 +209,7 @@ TEST(DeviceWeights, BatchesSplitAtTheDeviceLimitAndCompileInTheBackground) {
       make_case(format_from_name("bfyx"), format_from_name("byxf"), {1, 5, 2, 3}, T::f16, T::f32),
       make_case(format_from_name("goiyx"), format_from_name("gs_oiyx_gsv16"), {17, 1, 1, 3, 3}, T::i8, T::i8)};
   std::vector<Case> cases;
-  const size_t capacity = batch_capacity(e->info());
-  for (size_t k = 0; k < capacity + 6; ++k) cases.push_back(kinds[k % kinds.size()]);
+  for (size_t k = 0; k < kMaxBatchItems + 6; ++k) cases.push_back(kinds[k % kinds.size()]);
   const PackedBatch p = pack(*e, cases, 4);
   const std::vector<uint8_t> want = expected(p);
   BatchResult r = reorder_batch(*e, p.items, with_policy(CompilePolicy::wait));

@@ -213,7 +213,7 @@ TEST(Sweep, SixtyFourBitIndicesOnEveryImplementation) {
 namespace {
 
 // The sweep's cases planned for `dev` (by the selector, or forced to `impl` where it accepts), as batch
-// kernels of at most batch_capacity() items, each launched once on guarded arguments (the cases' own
+// kernels of as many items as the device's arguments allow (each item its own two buffers), each launched once on guarded arguments (the cases' own
 // offsets) with its first visible source: the items' kernels are the ones checked above, so what is checked
 // here is the batch's dispatch, its arguments and its offsets table.
 int run_batches(const Engine& e, const std::vector<Sweep>& cases, const DeviceInfo& dev, const std::string& impl, size_t* items) {
@@ -223,7 +223,7 @@ int run_batches(const Engine& e, const std::vector<Sweep>& cases, const DeviceIn
     if (!chosen || chosen->reject(ReorderParams{s.c.src, s.c.dst, dev}).empty()) accepted.push_back(&s);
   }
   int failures = 0;
-  const size_t capacity = batch_capacity(dev);
+  const size_t capacity = std::min(kMaxBatchItems, batch_buffer_limit(dev) / 2);  // each item its own two buffers
   for (size_t first = 0; first < accepted.size(); first += capacity) {
     const size_t n = std::min(capacity, accepted.size() - first);
     std::vector<KernelData> kernels;
@@ -232,7 +232,9 @@ int run_batches(const Engine& e, const std::vector<Sweep>& cases, const DeviceIn
     std::vector<std::vector<uint8_t>> srcs;
     std::vector<std::pair<size_t, size_t>> offsets;
     std::vector<cl_ulong> bases;
+    std::vector<std::pair<size_t, size_t>> buffers;
     for (size_t k = first; k < first + n; ++k) {
+      buffers.emplace_back(2 * (k - first), 2 * (k - first) + 1);
       const Sweep& s = *accepted[k];
       kernels.push_back(plan_reorder(dev, s.c.src, s.c.dst, impl));
       types.emplace_back(s.c.src.data_type(), s.c.dst.data_type());
@@ -242,7 +244,7 @@ int run_batches(const Engine& e, const std::vector<Sweep>& cases, const DeviceIn
       bases.push_back(s.src_off);
       bases.push_back(s.dst_off);
     }
-    const KernelData kd = batch_kernel(kernels, types, dev);
+    const KernelData kd = batch_kernel(kernels, types, buffers, 2 * n, dev);
     const cl::Buffer table(e.context(), CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, bases.size() * sizeof(cl_ulong), bases.data());
     const std::string err = check_launches(e, group, srcs, offsets, [&](const std::vector<cl::Buffer>& args) {
       LockedKernel k = ProgramCache::instance().kernel(e.context(), e.device(), kd.source);

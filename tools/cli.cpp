@@ -131,11 +131,12 @@ void add_side_options(Args& a, const std::string& pre, const std::string& side) 
 }
 
 // The options that describe a reorder (run, bench, source, precompile's lines); `device` as well unless a
-// precompile line, whose device is the command's.
-void add_layout_options(Args& a, bool device = true) {
-  a.value("from", "FORMAT", "source format", true)
-      .value("to", "FORMAT", "destination format", true)
-      .value("shape", "D0,D1,..", "logical dims, canonical order", true)
+// precompile line, whose device is the command's. `required`: --from, --to and --shape must be given (bench
+// checks them itself: --batch FILE replaces them).
+void add_layout_options(Args& a, bool device = true, bool required = true) {
+  a.value("from", "FORMAT", "source format", required)
+      .value("to", "FORMAT", "destination format", required)
+      .value("shape", "D0,D1,..", "logical dims, canonical order", required)
       .value("dtype", "TYPE", "source data type (default f32)")
       .value("to-dtype", "TYPE", "destination data type (default: --dtype)")
       .value("to-shape", "D0,D1,..", "destination dims: a reshape, same element count")
@@ -540,7 +541,79 @@ int cmd_run(const Args& a, const CliOptions& o) {
                      policy);
 }
 
+// A list of reorders (precompile FILE, bench --batch FILE): one per line, the layout options of `run` and
+// --impl; '#' starts a comment. Each with its forced implementation ("" for the selector's choice).
+std::vector<std::pair<Pair, std::string>> read_reorder_list(const std::string& path, const std::string& what) {
+  struct stat st;
+  if (stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) throw Error(what + " file '" + path + "' is a directory");
+  std::ifstream in(path);
+  if (!in) throw Error("cannot read " + what + " file '" + path + "': " + std::strerror(errno));
+  std::vector<std::pair<Pair, std::string>> out;
+  size_t line_no = 0;
+  for (std::string line; std::getline(in, line);) {
+    ++line_no;
+    const size_t hash = line.find('#');
+    if (hash != std::string::npos) line.resize(hash);
+    std::istringstream words(line);
+    std::vector<std::string> tokens;
+    for (std::string w; words >> w;) tokens.push_back(w);
+    if (tokens.empty()) continue;
+    try {
+      CLI::App line_app("a line of " + path);
+      Args line_args(line_app, "reorder", "");
+      add_layout_options(line_args, false);
+      line_args.parse_line(tokens);
+      out.emplace_back(pair_from(line_args), line_args.get("impl"));
+    } catch (const std::exception& e) {
+      throw Error(path + ":" + std::to_string(line_no) + ": " + e.what());
+    }
+  }
+  if (out.empty()) throw Error(what + " file '" + path + "' lists no reorder");
+  return out;
+}
+
+// `bench --batch FILE`: the listed reorders one launch each against one batched launch.
+int bench_batch_list(const Args& a, const CliOptions& o) {
+  for (const char* k : {"from", "to", "shape", "dtype", "to-dtype", "to-shape"})
+    if (a.has(k)) throw Error("--" + std::string(k) + " goes in the --batch file's lines, not on the command line");
+  const std::string path = a.get("batch");
+  const auto list = read_reorder_list(path, "batch");
+  std::vector<std::pair<Layout, Layout>> pairs;
+  for (const auto& [pr, impl] : list) {
+    if (!impl.empty()) throw Error(path + ": --impl in a batch file; force one implementation for all with bench's --impl");
+    pairs.emplace_back(pr.src, pr.dst);
+  }
+  const int runs = static_cast<int>(a.count("runs", 25, 1, 100000));
+  if (o.dry_run) return 0;
+  Engine engine = Engine::open(a.get("device"));
+  BatchBenchResult r;
+  {
+    const CompileProgress progress("compiling the batch's kernels (not in the kernel cache yet)");
+    r = bench_batch(engine, pairs, a.get("impl"), runs);
+  }
+  if (a.has("json")) {
+    std::printf("%s\n", Json::parse(r.json()).dump(2).c_str());
+    return r.exact ? 0 : 1;
+  }
+  std::map<std::string, int> impls;
+  for (const std::string& i : r.impls) ++impls[i];
+  std::string mix;
+  for (const auto& [name, n] : impls) mix += (mix.empty() ? "" : ", ") + name + " x" + std::to_string(n);
+  std::printf("device: %s / %s\n", engine.info().platform.c_str(), engine.info().name.c_str());
+  std::printf("batch: %zu reorders from %s (%s), %.2f MB in all, %d runs (medians)\n", r.reorders, path.c_str(),
+              mix.c_str(), static_cast<double>(r.bytes) / 1e6, r.runs);
+  std::printf("one launch each: %.4f ms\n", r.one_by_one_ms);
+  std::printf("batched:         %.4f ms in %zu launch%s\n", r.batched_ms, r.launches, r.launches == 1 ? "" : "es");
+  std::printf("speedup:         %.2fx\n", r.speedup);
+  std::printf("copy:            %.4f ms (clEnqueueCopyBuffer of the destinations' bytes: the bandwidth floor)\n", r.copy_ms);
+  std::printf("check: %s\n", r.exact ? "OK (every item byte-exact in both forms)" : ("MISMATCH: " + r.mismatch).c_str());
+  return r.exact ? 0 : 1;
+}
+
 int cmd_bench(const Args& a, const CliOptions& o) {
+  if (a.has("batch")) return bench_batch_list(a, o);
+  if (!a.has("from") || !a.has("to") || !a.has("shape"))
+    throw Error("bench needs --from, --to and --shape (or --batch FILE)");
   Pair pr = pair_from(a);
   const int runs = static_cast<int>(a.count("runs", 25, 1, 100000));
   if (o.dry_run) return 0;
@@ -602,38 +675,15 @@ int cmd_cache(const Args& a) {
   return 0;
 }
 
-// `precompile FILE`: every reorder listed (one per line, the layout options of `run`; '#' starts a comment)
-// compiled ahead of use, one program per implementation forced, into the persistent cache.
+// `precompile FILE`: every reorder listed compiled ahead of use, one program per implementation forced,
+// into the persistent cache.
 int cmd_precompile(const Args& a, const CliOptions& o) {
   const std::string path = a.positional();
   if (path.empty()) throw Error("precompile takes one FILE of reorders, one per line (the options of run)");
-  struct stat st;
-  if (stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) throw Error("precompile file '" + path + "' is a directory");
-  std::ifstream in(path);
-  if (!in) throw Error("cannot read precompile file '" + path + "': " + std::strerror(errno));
   std::map<std::string, std::vector<std::pair<Layout, Layout>>> by_impl;
-  size_t count = 0, line_no = 0;
-  for (std::string line; std::getline(in, line);) {
-    ++line_no;
-    const size_t hash = line.find('#');
-    if (hash != std::string::npos) line.resize(hash);
-    std::istringstream words(line);
-    std::vector<std::string> tokens;
-    for (std::string w; words >> w;) tokens.push_back(w);
-    if (tokens.empty()) continue;
-    try {
-      CLI::App line_app("a line of " + path);
-      Args line_args(line_app, "reorder", "");
-      add_layout_options(line_args, false);
-      line_args.parse_line(tokens);
-      Pair pr = pair_from(line_args);
-      by_impl[line_args.get("impl")].emplace_back(pr.src, pr.dst);
-      ++count;
-    } catch (const std::exception& e) {
-      throw Error(path + ":" + std::to_string(line_no) + ": " + e.what());
-    }
-  }
-  if (count == 0) throw Error("precompile file '" + path + "' lists no reorder");
+  const auto list = read_reorder_list(path, "precompile");
+  for (const auto& [pr, impl] : list) by_impl[impl].emplace_back(pr.src, pr.dst);
+  const size_t count = list.size();
   if (o.dry_run) return 0;
   Engine engine = Engine::open(a.get("device"));
   const CacheStats before = ProgramCache::instance().stats();
@@ -753,8 +803,9 @@ struct CommandLine {
   Args explain{app, "explain", "Print a layout's memory map: each offset with its logical coordinate, pad or gap; "
                                "--svg draws it (cells in memory order coloured by an axis)."};
   Args run{app, "run", kRunAbout};
-  Args bench{app, "bench", "Time the reorder (median of --runs runs after warm-up) against clEnqueueCopyBuffer of "
-                           "the destination's bytes in the same run."};
+  Args bench{app, "bench", "Time the reorder (median of --runs runs after warm-up) against a copy of the same "
+                           "bytes in the same run; with --batch FILE, many reorders one launch each against one "
+                           "batched launch."};
   Args source{app, "source", "Print the generated OpenCL C for the reorder on the chosen (else default) device, "
                              "with the selector's verdict on each implementation."};
   Args precompile{app, "precompile", "Compile every reorder FILE lists (one per line: the layout options of run, "
@@ -779,8 +830,10 @@ struct CommandLine {
         .flag("check", "compare every destination byte with the host reference (exit 1 on a difference)")
         .flag("json", "the result as JSON")
         .flag("verbose", "the kernel caches' counts on stderr afterwards");
-    add_layout_options(bench);
+    add_layout_options(bench, true, false);
     bench.value("runs", "N", "timed runs (default 25)")
+        .value("batch", "FILE", "instead of one reorder: the reorders FILE lists (as precompile's) one launch each "
+                                "against one batched launch, each result checked")
         .flag("json", "the result as JSON")
         .flag("verbose", "the kernel caches' counts on stderr afterwards");
     add_layout_options(source);

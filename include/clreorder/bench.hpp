@@ -2,6 +2,8 @@
 #pragma once
 
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "clreorder/layout.hpp"
 #include "clreorder/runtime.hpp"
@@ -28,5 +30,30 @@ struct BenchResult {
 /// Times reorder(src -> dst) on the engine's queue: warm-up, then `runs` alternating reorder / copy pairs.
 BenchResult bench_reorder(const Engine& engine, const Layout& src, const Layout& dst, const std::string& force = "",
                           int runs = 25);
+
+/// Medians of a list of reorders run one launch each and as one batch (reorder_batch()), timed alternately.
+struct BatchBenchResult {
+  size_t reorders = 0;        ///< items in the list
+  size_t launches = 0;        ///< kernel launches of the batch
+  int runs = 0;               ///< timed runs of each form (after warm-up)
+  int64_t bytes = 0;          ///< source and destination bytes of all items
+  double one_by_one_ms = 0;   ///< every item by reorder(), enqueue of the first to clFinish
+  double batched_ms = 0;      ///< reorder_batch() of the list, enqueue to clFinish
+  double speedup = 0;         ///< one_by_one_ms / batched_ms
+  /// clEnqueueCopyBuffer of the destinations' bytes (one blob), timed alongside: the bandwidth floor that
+  /// bounds the batch once launches no longer count.
+  double copy_ms = 0;
+  bool exact = false;         ///< every item's destination bytes equal the host reference's, in both forms
+  std::string mismatch;       ///< the first difference when not exact
+  std::vector<std::string> impls;  ///< per item, the implementation inside the batch
+  /// One JSON object with every field.
+  std::string json() const;
+};
+
+/// Times `pairs` as a model load runs them: every source packed into one buffer and every destination into
+/// another (offsets 64-byte aligned), run one reorder() per item then as one reorder_batch(), `runs` times
+/// each after warm-up; checks every destination byte of both forms against the host reference.
+BatchBenchResult bench_batch(const Engine& engine, const std::vector<std::pair<Layout, Layout>>& pairs,
+                             const std::string& force = "", int runs = 25);
 
 }  // namespace clreorder

@@ -108,6 +108,25 @@ clreorder_status clreorder_reorder(clreorder_context context, cl_mem src, size_t
                                    cl_mem dst, size_t dst_offset, clreorder_layout dst_layout, cl_uint num_events,
                                    const cl_event* wait_list, cl_event* event);
 
+/** One reorder of a batch: a source and a destination, each a buffer, a byte offset in it and a layout. */
+typedef struct clreorder_batch_item {
+  cl_mem src;                   /**< the source buffer */
+  size_t src_offset;            /**< byte offset of the source layout in `src` */
+  clreorder_layout src_layout;  /**< the source layout */
+  cl_mem dst;                   /**< the destination buffer */
+  size_t dst_offset;            /**< byte offset of the destination layout in `dst` */
+  clreorder_layout dst_layout;  /**< the destination layout */
+} clreorder_batch_item;
+
+/** Enqueues `count` reorders as one kernel launch (one per device limit of items), for example a model's
+ *  weight repacks at load time, after the `num_events` events of `wait_list`, and returns at once; `event`
+ *  (may be NULL) receives an event that completes when every item is written, which the caller releases;
+ *  `launches` (may be NULL) the number of kernel launches. Each item is checked as clreorder_reorder()
+ *  checks its arguments, and no item's destination may overlap another item's bytes; a refused item is
+ *  named by its index and nothing is enqueued. Compile policy as clreorder_reorder(). */
+clreorder_status clreorder_reorder_batch(clreorder_context context, size_t count, const clreorder_batch_item* items,
+                                         cl_uint num_events, const cl_event* wait_list, cl_event* event, size_t* launches);
+
 /** Compiles the kernels of `count` reorders (src_layouts[i] -> dst_layouts[i]) as one program, ahead of use. */
 clreorder_status clreorder_precompile(clreorder_context context, size_t count, const clreorder_layout* src_layouts,
                                       const clreorder_layout* dst_layouts);

@@ -66,20 +66,22 @@ struct BatchItem {
 /// What a batch did.
 struct BatchResult {
   std::vector<std::string> impls;  ///< per item, the implementation that wrote it
-  size_t launches = 0;             ///< kernel launches it took (one per batch_capacity() items; one per item on
-                                   ///< the shape-agnostic kernel)
+  /// Kernel launches it took: one per kMaxBatchItems items (more where the items' distinct buffers pass the
+  /// device's argument space, batch_buffer_limit()), or one per item on the shape-agnostic kernel.
+  size_t launches = 0;
   bool batched = false;            ///< whether the items ran as batch kernels (else one launch each)
   cl::Event event;                 ///< completes when every item is written (a marker over several launches)
   /// Kernel time summed over the launches from event profiling in milliseconds; -1 unless `wait` and profiling.
   double kernel_ms = -1;
 };
 
-/// Thread-safe as reorder(). Enqueues many reorders as one kernel launch (or one per batch_capacity() items),
-/// for example all of a model's weight repacks at load time, where each reorder alone is too small to pay for
-/// its own launch. Each item is checked as reorder() checks its arguments, and in addition no item's
+/// Thread-safe as reorder(). Enqueues many reorders as one kernel launch (or as few as kMaxBatchItems and the
+/// device's argument space allow), for example all of a model's weight repacks at load time, where each
+/// reorder alone is too small to pay for its own launch. Each distinct buffer is one kernel argument, so
+/// items packed into shared buffers (a runtime's weight blobs) take the fewest arguments. Each item is checked as reorder() checks its arguments, and in addition no item's
 /// destination may overlap another item's source or destination (they run at once); a bad item is named by
-/// its index and nothing is enqueued. The batch kernel is specialised to the list of layouts (not to the
-/// buffers or offsets) and cached like a reorder's kernel. Policy: `wait` compiles it if needed; `background`
+/// its index and nothing is enqueued. The batch kernel is specialised to the list of layouts and to which
+/// items share a buffer (not to the buffers or offsets), and cached like a reorder's kernel. Policy: `wait` compiles it if needed; `background`
 /// (the default) runs it when it is compiled or stored already, else runs each item by reorder() now (one
 /// launch each, on the shape-agnostic kernel) and compiles the batch kernel on the background thread for the
 /// next call; `agnostic` always runs each item on the shape-agnostic kernel. An empty list enqueues only a
