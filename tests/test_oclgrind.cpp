@@ -281,3 +281,30 @@ TEST(Sweep, BatchedLaunchesInBothTunings) {
   EXPECT_EQ(failures, 0);
   std::printf("sweep: %zu reorders in %zu batches, %d failed\n", items, launches, failures);
 }
+
+// The benchmarks' copy kernel (the baseline of "ratio to copy"): every byte, none past the end, in both
+// tunings and with streaming stores, on sizes around its vector width and its per-work-item chunk.
+TEST(Sweep, CopyKernelInBothTunings) {
+  REQUIRE_DEVICE(e);
+  int runs = 0;
+  for (const char* tuning : {"gpu", "cpu"})
+    for (uint64_t cache : {e->info().cache_bytes, uint64_t{1}})
+      for (int64_t bytes : {1, 15, 64, 65, 4096 + 64 * 3 + 5, 3 * 4096}) {
+        const DeviceInfo dev = tuned(*e, tuning, cache);
+        const Layout bytes_layout(F("bfyx"), DataType::u8, {1, 1, 1, bytes});
+        const Case c = case_of(bytes_layout, bytes_layout);
+        const KernelData kd = copy_kernel(dev, static_cast<size_t>(bytes));
+        const std::string err = check_launch(*e, c, random_bytes(static_cast<size_t>(bytes), 7), 0, 0,
+                                             [&](const cl::Buffer& s, const cl::Buffer& d) {
+                                               LockedKernel k = ProgramCache::instance().kernel(e->context(), e->device(), kd.source);
+                                               k.kernel.setArg(0, s);
+                                               k.kernel.setArg(1, d);
+                                               k.kernel.setArg(2, static_cast<cl_ulong>(bytes));
+                                               e->queue().enqueueNDRangeKernel(k.kernel, cl::NullRange, kd.global_range(),
+                                                                               kd.local_range());
+                                             });
+        EXPECT_EQ(err, "") << tuning << " tuning, cache " << cache << ", " << bytes << " bytes";
+        ++runs;
+      }
+  std::printf("sweep: %d runs of the copy kernel\n", runs);
+}

@@ -92,4 +92,9 @@ size_t batch_buffer_limit(const DeviceInfo& device);
 KernelData batch_kernel(const std::vector<KernelData>& items, const std::vector<std::pair<DataType, DataType>>& types,
                         const std::vector<std::pair<size_t, size_t>>& buffers, size_t buffer_count, const DeviceInfo& device);
 
+/// The benchmarks' copy of `bytes` bytes on `device` (kernels_cl/copy.cl), launched as a reorder is, with the
+/// widest accesses and the streaming stores the reorders use: its arguments are (source, destination, ulong
+/// bytes), buffers of at least `bytes` bytes.
+KernelData copy_kernel(const DeviceInfo& device, size_t bytes);
+
 }  // namespace clreorder
