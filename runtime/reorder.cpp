@@ -578,9 +578,15 @@ BatchResult enqueue_batch(const cl::CommandQueue& queue, const std::vector<Batch
     const size_t buffer_limit = batch_buffer_limit(limits);
     BatchResult res;
     res.batched = !items.empty();
-    std::vector<cl::Event> events;
-    ReorderOptions one = opt;  // an item run by itself
-    one.wait = false;
+    // First every launch's kernel (found, loaded or compiled: whatever can fail), then the enqueues, so that a
+    // refusal anywhere (a forced implementation that declines an item) enqueues nothing.
+    struct Launch {
+      size_t first = 0, n = 0;
+      std::vector<cl::Buffer> args;
+      std::shared_ptr<Dispatch> batch;               // null: one launch per item meanwhile
+      std::vector<std::shared_ptr<Dispatch>> each;   // then the items' own (shape-agnostic) kernels
+    };
+    std::vector<Launch> launches;
     for (size_t first = 0, n = 0; first < items.size(); first += n) {
       // This launch's items: up to kMaxBatchItems while their distinct buffers fit the device's arguments.
       std::vector<cl::Buffer> args;
@@ -625,8 +631,20 @@ BatchResult enqueue_batch(const cl::CommandQueue& queue, const std::vector<Batch
           else BackgroundCompiler::instance().submit(key, ctx, dev, shape(), true);
         }
       }
+      Launch l{first, n, std::move(args), d, {}};
+      if (!d)  // one launch per item meanwhile, on the shape-agnostic kernel: the batch kernel is what gets compiled
+        for (size_t k = first; k < first + n; ++k)
+          l.each.push_back(dispatch_for(queue, ctx, items[k].src_layout, items[k].dst_layout, opt.force_impl, CompilePolicy::agnostic));
+      launches.push_back(std::move(l));
+    }
+    std::vector<cl::Event> events;
+    ReorderOptions one = opt;  // an item run by itself (its kernel found above)
+    one.wait = false;
+    for (const Launch& l : launches) {
+      const size_t first = l.first, n = l.n;
+      const std::vector<cl::Buffer>& args = l.args;
+      const std::shared_ptr<Dispatch>& d = l.batch;
       if (!d) {
-        // One launch per item meanwhile, on the shape-agnostic kernel: the batch kernel is what gets compiled.
         res.batched = false;
         for (size_t k = first; k < first + n; ++k) {
           const BatchItem& it = items[k];

@@ -37,6 +37,9 @@ namespace {
 class TempCache {
  public:
   TempCache() {
+    // Earlier tests' deferred stores belong to the cache they ran with, not to this test's directory.
+    wait_for_background_compiles();
+    release_cached_kernels();
     dir = make_temp_dir("clreorder-cache-test");
     if (dir.empty()) ADD_FAILURE() << "cannot make a temporary directory";
     DiskCache::instance().set_directory(dir);

@@ -268,4 +268,12 @@ TEST(DeviceWeights, BadBatchesNameTheItemAndWriteNothing) {
   items = p.items;
   items[7].src_offset = 3;
   refused(items, "byte offset 3 is not a multiple");
+  // A forced implementation that declines an item of the second launch: the first launch is not enqueued either.
+  std::vector<Case> many(kMaxBatchItems, make_case(format_from_name("oiyx"), format_from_name("os_is_yx_osa4_isa8_osv8_isv4"),
+                                                   {32, 32, 3, 3}, DataType::i8, DataType::i8));
+  many.push_back(cases.front());
+  const PackedBatch q = pack(*e, many, 8);
+  const std::string err = error_of([&] { reorder_batch(*e, q.items, with_policy(CompilePolicy::wait, "lanes")); });
+  EXPECT_NE(err.find("implementation 'lanes' declines"), std::string::npos) << err;
+  EXPECT_EQ(compare_bytes(read_all(*e, q.dst, q.dst_init.size()), q.dst_init), "") << "a launch ran before the refusal";
 }
