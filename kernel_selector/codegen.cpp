@@ -159,8 +159,12 @@ std::string vload_expr(DataType t, int width, const std::string& ptr, bool packa
   return "(src_wide ? " + as_type + "(" + uints + ") : " + plain + ")";
 }
 
+bool stream_pays(uint64_t bytes, const DeviceInfo& device) {
+  return device.type == "cpu" && device.cache_bytes > 0 && 4 * bytes > 3 * device.cache_bytes;
+}
+
 bool stream_pays(const Layout& src, const Layout& dst, const DeviceInfo& device) {
-  return device.type == "cpu" && device.cache_bytes > 0 && 4 * static_cast<uint64_t>(src.bytes() + dst.bytes()) > 3 * device.cache_bytes;
+  return stream_pays(static_cast<uint64_t>(src.bytes() + dst.bytes()), device);
 }
 
 std::string convert_expr(DataType from, DataType to, const std::string& v, int width) {

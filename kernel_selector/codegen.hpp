@@ -93,6 +93,9 @@ std::string vload_expr(DataType t, int width, const std::string& ptr, bool packa
 /// which a GPU's L2 does not do for whole lines, and no GPU was measured faster with them.
 bool stream_pays(const Layout& src, const Layout& dst, const DeviceInfo& device);
 
+/// The same rule for a kernel that reads and writes `bytes` bytes in all (the benchmarks' copy kernel).
+bool stream_pays(uint64_t bytes, const DeviceInfo& device);
+
 /// Which tile and work-group sizes a device gets. Both are correct on every device; they only move speed.
 enum class Tuning { cpu, gpu };
 

@@ -15,7 +15,7 @@ KernelData copy_kernel(const DeviceInfo& device, size_t bytes) {
   // streaming stores above the cache as the reorders' (stream_pays()); GPUs: 16-byte vectors, one per
   // work-item per step, the whole range in one sweep of the grid.
   const size_t width = cpu ? 64 : 16, chunk = cpu ? 4096 / width : 0, local = cpu ? 8 : 64;
-  const bool stream = cpu && device.cache_bytes > 0 && 4 * 2 * static_cast<uint64_t>(bytes) > 3 * device.cache_bytes;
+  const bool stream = stream_pays(2 * static_cast<uint64_t>(bytes), device);  // the reorders' rule
   Jit jit;
   jit.def("KERNEL_NAME", "copy").def("COPY_T", "uint" + num(static_cast<int64_t>(width / 4)))
       .def("CHUNK", static_cast<int64_t>(chunk)).def("STREAM", stream ? 1 : 0);

@@ -25,6 +25,10 @@ namespace {
 
 thread_local std::string last_error;
 
+// A caller's buffer as the C++ API takes it: a retained copy, so the handle stays the caller's; null stays
+// null, which the C++ API names.
+cl::Buffer callers_buffer(cl_mem mem) { return mem ? cl::Buffer(mem, true) : cl::Buffer(); }
+
 // Runs `body`, mapping what it throws to a status and a message; clears the message on success.
 template <class Body>
 clreorder_status guarded(const char* function, Body&& body) {
@@ -178,9 +182,7 @@ clreorder_status clreorder_reorder(clreorder_context context, cl_mem src, size_t
   return guarded(__func__, [&] {
     clreorder::ReorderOptions opt;
     for (cl_uint i = 0; i < num_events; ++i) opt.wait_list.emplace_back(wait_list[i], true);
-    // The C++ API names a null buffer; retained copies so the handles stay the caller's.
-    const cl::Buffer s = src ? cl::Buffer(src, true) : cl::Buffer();
-    const cl::Buffer d = dst ? cl::Buffer(dst, true) : cl::Buffer();
+    const cl::Buffer s = callers_buffer(src), d = callers_buffer(dst);
     clreorder::ReorderResult r =
         clreorder::reorder(context->engine, s, src_offset, src_layout->layout, d, dst_offset, dst_layout->layout, opt);
     if (event) {
@@ -202,8 +204,8 @@ clreorder_status clreorder_reorder_batch(clreorder_context context, size_t count
     for (size_t i = 0; i < count; ++i) {
       const clreorder_batch_item& it = items[i];
       if (!it.src_layout || !it.dst_layout) throw clreorder::Error("batch item " + std::to_string(i) + " holds a NULL layout");
-      list.push_back(clreorder::BatchItem{it.src ? cl::Buffer(it.src, true) : cl::Buffer(), it.src_offset, it.src_layout->layout,
-                                          it.dst ? cl::Buffer(it.dst, true) : cl::Buffer(), it.dst_offset, it.dst_layout->layout});
+      list.push_back(clreorder::BatchItem{callers_buffer(it.src), it.src_offset, it.src_layout->layout, callers_buffer(it.dst),
+                                          it.dst_offset, it.dst_layout->layout});
     }
     clreorder::BatchResult r = clreorder::reorder_batch(context->engine, list, opt);
     if (launches) *launches = r.launches;

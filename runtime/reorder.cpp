@@ -681,7 +681,10 @@ BatchResult enqueue_batch(const cl::CommandQueue& queue, const std::vector<Batch
     else queue.enqueueMarkerWithWaitList(events.empty() ? (opt.wait_list.empty() ? nullptr : &opt.wait_list) : &events, &res.event);
     if (opt.wait) {
       res.event.wait();
-      for (const cl::Event& e : events) res.kernel_ms = std::max(res.kernel_ms, 0.0) + profiled_ms(queue, e);
+      if (!events.empty() && (queue.getInfo<CL_QUEUE_PROPERTIES>() & CL_QUEUE_PROFILING_ENABLE)) {
+        res.kernel_ms = 0;
+        for (const cl::Event& e : events) res.kernel_ms += profiled_ms(queue, e);
+      }
     }
     return res;
   } catch (...) {
