@@ -11,7 +11,7 @@
 
 // Float (F: float or double) to integer type T: NaN -> 0, else round to nearest even and saturate.
 #define CR_FLOAT_TO_INT(F, T, N, SUF)                                                                      \
-  inline T##N cr_##F##_to_##T##SUF(F##N f) {                                                              \
+  static inline T##N cr_##F##_to_##T##SUF(F##N f) {                                                        \
     return select(convert_##T##N##_sat_rte(f), (T##N)0, convert_##T##N(isnan(f)));                        \
   }
 // ... to every integer type.
@@ -30,7 +30,7 @@
 
 #define CR_CONVERSIONS(N, SUF) \
   /* f32 -> f16 bits, round to nearest even; overflow -> inf; NaN stays NaN (quiet, top payload kept). */ \
-  inline ushort##N cr_f32_to_f16##SUF(float##N f) {                                                      \
+  static inline ushort##N cr_f32_to_f16##SUF(float##N f) {                                                 \
     const uint##N x = as_uint##N(f);                                                                      \
     const uint##N sign = (x >> 16) & 0x8000u, ax = x & 0x7fffffffu;                                       \
     const uint##N m = ax - 0x38000000u; /* exponent rebased 127 -> 15 */                                  \
@@ -43,7 +43,7 @@
     return convert_ushort##N(sign | r);                                                                   \
   }                                                                                                       \
   /* f16 bits -> f32, exact (subnormals normalised, NaN payload kept). */                                 \
-  inline float##N cr_f16_to_f32##SUF(ushort##N h16) {                                                    \
+  static inline float##N cr_f16_to_f32##SUF(ushort##N h16) {                                               \
     const uint##N h = convert_uint##N(h16);                                                               \
     const uint##N sign = (h & 0x8000u) << 16, e = (h >> 10) & 0x1fu, m = h & 0x3ffu;                      \
     const uint##N normal = sign | ((e + 112u) << 23) | (m << 13);                                         \
@@ -53,13 +53,15 @@
     return as_float##N(select(r, tiny, as_uint##N(e == 0u)));                                              \
   }                                                                                                       \
   /* f32 -> bf16 bits, round to nearest even; NaN stays NaN (quiet). */                                   \
-  inline ushort##N cr_f32_to_bf16##SUF(float##N f) {                                                     \
+  static inline ushort##N cr_f32_to_bf16##SUF(float##N f) {                                                \
     const uint##N x = as_uint##N(f);                                                                      \
     const uint##N rounded = (x + 0x7fffu + ((x >> 16) & 1u)) >> 16;                                       \
     const uint##N quiet = (x >> 16) | 0x40u;                                                              \
     return convert_ushort##N(select(rounded, quiet, as_uint##N((x & 0x7fffffffu) > 0x7f800000u)));         \
   }                                                                                                       \
-  inline float##N cr_bf16_to_f32##SUF(ushort##N h) { return as_float##N(convert_uint##N(h) << 16); }     \
+  static inline float##N cr_bf16_to_f32##SUF(ushort##N h) {                                                \
+    return as_float##N(convert_uint##N(h) << 16);                                                          \
+  }                                                                                                        \
   /* float -> integer: NaN -> 0, else round to nearest even and saturate. */                              \
   CR_FLOAT_TO_INTS(float, N, SUF)
 
@@ -69,10 +71,10 @@ CR_EACH_WIDTH(CR_CONVERSIONS)
 // f64 conversions, where the device has doubles (the selector refuses f64 layouts elsewhere).
 #ifdef cl_khr_fp64
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
-#define CR_CONVERSIONS_F64(N, SUF)                                                                          \
+#define CR_CONVERSIONS_F64(N, SUF)                                                                         \
   /* f64 -> f32, round to nearest even; NaN written out (quiet, sign and top 22 payload bits), since */    \
   /* hardware conversions differ in NaN payloads. */                                                       \
-  inline float##N cr_f64_to_f32##SUF(double##N d) {                                                       \
+  static inline float##N cr_f64_to_f32##SUF(double##N d) {                                                 \
     const ulong##N x = as_ulong##N(d);                                                                    \
     const uint##N nan = convert_uint##N((x >> 32) & 0x80000000ul) | 0x7fc00000u |                          \
                         convert_uint##N((x >> 29) & 0x3ffffful);                                          \
@@ -80,7 +82,7 @@ CR_EACH_WIDTH(CR_CONVERSIONS)
   }                                                                                                       \
   /* f64 -> f32 rounded to odd (toward zero, lowest bit set when inexact): rounding that once more to */   \
   /* f16 or bf16 gives the correctly rounded result. NaN as cr_f64_to_f32. */                             \
-  inline float##N cr_f64_to_f32_odd##SUF(double##N d) {                                                   \
+  static inline float##N cr_f64_to_f32_odd##SUF(double##N d) {                                             \
     const float##N t = convert_float##N##_rtz(d);                                                         \
     const uint##N inexact = convert_uint##N(convert_double##N(t) != d) & 1u;                              \
     return as_float##N(select(as_uint##N(t) | inexact, as_uint##N(cr_f64_to_f32##SUF(d)),                  \

@@ -24,7 +24,7 @@
 #define CR_AG_PERM_DIGIT 5    // longs per permutation digit
 
 // The smallest q >= 0 with base + q * w >= bound (w > 0).
-inline long cr_ag_first(long bound, long base, long w) {
+static inline long cr_ag_first(long bound, long base, long w) {
   const long x = bound - base;
   return x <= 0 ? 0 : (w == 1 ? x : (x + w - 1) / w);
 }
@@ -32,14 +32,14 @@ inline long cr_ag_first(long bound, long base, long w) {
 // What digit d contributes to the offset for its pdim's value v: ((v / divisor) % extent) * stride, with
 // shifts and masks where the divisor and extent are powers of two (the table says), since a division by a
 // run-time value costs tens of cycles where a compiled-in constant costs a multiply.
-inline long cr_ag_digit(__global const long* d, long v) {
+static inline long cr_ag_digit(__global const long* d, long v) {
   long q = d[5] >= 0 ? v >> d[5] : v / d[1];
   if (d[4]) q = d[6] >= 0 ? (q & d[6]) : q % d[2];
   return q * d[3];
 }
 
 // Longs the plan at t takes in the table.
-inline long cr_ag_plan_length(__global const long* t) {
+static inline long cr_ag_plan_length(__global const long* t) {
   const long rank = t[1], nd = t[2 + rank];
   __global const long* pd = t + 3 + rank + CR_AG_DIGIT * nd;
   const long np = pd[0];
@@ -55,7 +55,7 @@ inline long cr_ag_plan_length(__global const long* t) {
 
 // The coordinates of the axes of pdim `pd` for its value v (written into coord); whether they are inside the
 // tensor (else padding).
-inline bool cr_ag_split(__global const long* pd, __global const long* dims, long v, long* coord) {
+static inline bool cr_ag_split(__global const long* pd, __global const long* dims, long v, long* coord) {
   const long na = pd[0];
   __global const long* ax = pd + 2;
   if (na == 1) {  // the common case: no division
@@ -76,7 +76,7 @@ inline bool cr_ag_split(__global const long* pd, __global const long* dims, long
 }
 
 // The value of pdim `pd` at logical coordinate `coord`.
-inline long cr_ag_value(__global const long* pd, const long* coord) {
+static inline long cr_ag_value(__global const long* pd, const long* coord) {
   __global const long* ax = pd + 2;
   long v = 0;
   for (long a = 0; a < pd[0]; ++a) v = v * ax[3 * a + 1] + coord[ax[3 * a]] + ax[3 * a + 2];
@@ -84,7 +84,7 @@ inline long cr_ag_value(__global const long* pd, const long* coord) {
 }
 
 // The offset the digits of plan t contribute whose pdim is (`in_mask`) or is not in `mask`.
-inline long cr_ag_digit_sum(__global const long* t, const long* values, ulong mask, bool in_mask) {
+static inline long cr_ag_digit_sum(__global const long* t, const long* values, ulong mask, bool in_mask) {
   const long nd = t[2 + t[1]];
   __global const long* g = t + 3 + t[1];
   long off = 0;
@@ -97,7 +97,7 @@ inline long cr_ag_digit_sum(__global const long* t, const long* values, ulong ma
 }
 
 // Element offset of logical coordinate `coord` (in range) in the plan at t.
-inline long cr_ag_offset(__global const long* t, const long* coord) {
+static inline long cr_ag_offset(__global const long* t, const long* coord) {
   __global const long* pd = t + 3 + t[1] + CR_AG_DIGIT * t[2 + t[1]];
   const long np = pd[0];
   long values[CR_AG_AXES];
