@@ -83,6 +83,7 @@ class AgnosticReorder : public ReorderImpl {
  public:
   const char* name() const override { return "agnostic"; }
   std::string reject(const ReorderParams&) const override { return ""; }
+  Rank rank(const ReorderParams&) const override { return {kRankAgnostic, ""}; }
   KernelData generate(const ReorderParams& p) const override {
     KernelData kd;
     kd.impl = name();

@@ -1,5 +1,5 @@
-// The `staged` implementation: a reorder as a strided permutation (permute.hpp) whose dense runs are too
-// odd for V x V register transposes, e.g. oiyx -> os_is_yx_osa4_isa8_osv8_isv4, where the source moves 9
+// The `staged` implementation: a reorder as a strided permutation (permute.hpp), ranked first where its
+// dense runs are too odd for V x V register transposes, e.g. oiyx -> os_is_yx_osa4_isa8_osv8_isv4, where the source moves 9
 // contiguous elements (y, x) and the destination 4 (isv4). The generator picks a small tile
 // of digits that holds a long source-dense run and a long destination-dense run, and emits it fully
 // unrolled: vector loads of the source runs, then vector stores of the destination runs whose components
@@ -62,6 +62,7 @@ int64_t run_length(const std::vector<PermDigit>& tile, Stride stride) {
 
 struct StagedPlan {
   std::string reject;
+  std::string slower;  // why tiled is preferred here (measured), else ""
   Permutation perm;
   std::vector<PermDigit> tile;  // unrolled
   PermDigit loop{};             // walked by each work-item (extent 1: none)
@@ -77,10 +78,6 @@ StagedPlan make_plan(const ReorderParams& p) {
   }
   const Permutation& perm = sp.perm;
   const PermDigit& inner = perm.digits.back();
-  if (inner.src_stride == 1) {
-    sp.reject = "the destination's inner run is dense in the source too: tiled copies it as vector rows";
-    return sp;
-  }
   auto src_inner = std::find_if(perm.digits.begin(), perm.digits.end(), [](const PermDigit& d) { return d.src_stride == 1; });
   if (src_inner == perm.digits.end()) {
     sp.reject = "no source digit has stride 1";
@@ -88,13 +85,12 @@ StagedPlan make_plan(const ReorderParams& p) {
   }
   // Where both runs are multiples of 4, tiled's V x V transposes apply. Timed against each other with caches
   // evicted between launches (perf/clreorder_ab --vs), tiled was as fast or faster there (0.75-1.07 of
-  // staged's time, streaming stores included), so staged keeps to the odd runs, where it takes about half
-  // of tiled's time.
-  if (inner.extent % 4 == 0 && src_inner->extent % 4 == 0) {
-    sp.reject = "dense runs of " + num(inner.extent) + " (destination) and " + num(src_inner->extent) +
-                " (source) elements are multiples of 4: tiled's register transposes move them whole";
-    return sp;
-  }
+  // staged's time, streaming stores included); on the odd runs staged takes about half of tiled's time.
+  if (inner.src_stride == 1)
+    sp.slower = "the destination's inner run is dense in the source too: tiled copies it as vector rows";
+  else if (inner.extent % 4 == 0 && src_inner->extent % 4 == 0)
+    sp.slower = "dense runs of " + num(inner.extent) + " (destination) and " + num(src_inner->extent) +
+                " (source) elements are multiples of 4: tiled's register transposes took 0.75-1.07 of staged's time";
   const int64_t elem = std::max(size_of(p.src.data_type()), size_of(p.dst.data_type()));
   const StagedConfig cfg = config_for(p.device);
   const int64_t want = std::max<int64_t>(cfg.want_run_bytes / elem, 2);
@@ -177,6 +173,11 @@ class StagedReorder : public ReorderImpl {
   const char* name() const override { return "staged"; }
 
   std::string reject(const ReorderParams& p) const override { return make_plan(p).reject; }
+
+  Rank rank(const ReorderParams& p) const override {
+    const StagedPlan sp = make_plan(p);
+    return sp.slower.empty() ? Rank{kRankStaged, ""} : Rank{kRankAfterTiled, sp.slower};
+  }
 
   KernelData generate(const ReorderParams& p) const override {
     StagedPlan sp = make_plan(p);

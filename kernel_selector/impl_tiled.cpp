@@ -254,6 +254,8 @@ class TiledReorder : public ReorderImpl {
     return "";
   }
 
+  Rank rank(const ReorderParams&) const override { return {kRankTiled, ""}; }
+
   KernelData generate(const ReorderParams& p) const override {
     Permutation perm = make_permutation(p.src, p.dst);
     TileConfig cfg = config_for(p.device);

@@ -22,6 +22,12 @@ void finish_kernel(KernelData& kd, const Jit& jit, const char* template_file, si
 /// A kernel source named <prefix>_<hash of the generated text> (jit's KERNEL_NAME set to that name).
 KernelSource named_by_text(const std::string& prefix, Jit jit, const std::string& body);
 
+// The implementations' usual ranks (Rank::value), in list order with room between them; an implementation
+// measured slower than a neighbour on some problems ranks after that neighbour there.
+constexpr int kRankLanes = 10, kRankStaged = 20, kRankTiled = 30, kRankGeneric = 90, kRankAgnostic = 100;
+// Where lanes or staged is measured slower than tiled (or than each other), and tiled, if it accepts, runs.
+constexpr int kRankAfterTiled = 35;
+
 std::unique_ptr<ReorderImpl> make_lanes_impl();
 std::unique_ptr<ReorderImpl> make_staged_impl();
 std::unique_ptr<ReorderImpl> make_tiled_impl();

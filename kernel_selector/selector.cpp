@@ -1,4 +1,4 @@
-// The kernel selector: the ordered implementation list and the generic implementation.
+// The kernel selector: the implementation list, the choice by rank, and the generic implementation.
 #include <cstdio>
 #include <cstdlib>
 
@@ -28,6 +28,7 @@ class GenericReorder : public ReorderImpl {
  public:
   const char* name() const override { return "generic"; }
   std::string reject(const ReorderParams&) const override { return ""; }
+  Rank rank(const ReorderParams&) const override { return {kRankGeneric, ""}; }
   KernelData generate(const ReorderParams& p) const override {
     const IndexPlan& dp = p.dst.plan();
     KernelData kd;
@@ -93,8 +94,9 @@ void finish_kernel(KernelData& kd, const Jit& jit, const char* template_file, si
 std::unique_ptr<ReorderImpl> make_generic_impl() { return std::make_unique<GenericReorder>(); }
 
 KernelSelector::KernelSelector() {
-  // Specialised implementations go first; the generic one is last and accepts everything. The shape-agnostic
-  // kernel is kept beside the list: it is never chosen for speed, only asked for by name.
+  // Specialised implementations go first, in the order of their usual ranks; the generic one is last and
+  // accepts everything. The shape-agnostic kernel is kept beside the list: it is never chosen for speed, only
+  // asked for by name.
   impls_.push_back(make_lanes_impl());
   impls_.push_back(make_staged_impl());
   impls_.push_back(make_tiled_impl());
@@ -126,8 +128,8 @@ KernelData KernelSelector::select(const ReorderParams& p, const std::string& for
       throw Error("implementation '" + force + "' declines " + p.src.describe() + " -> " + p.dst.describe() + ": " + why);
     return impl->generate(p);
   }
-  for (const auto& impl : impls_)
-    if (impl->reject(p).empty()) return impl->generate(p);
+  for (const Verdict& v : explain(p))
+    if (v.chosen) return find(v.impl)->generate(p);
   throw Error("no implementation accepts " + p.src.describe() + " -> " + p.dst.describe());
 }
 
@@ -143,10 +145,20 @@ std::string KernelSelector::names() const {
   return out + ", " + agnostic_->name();
 }
 
-std::vector<std::pair<std::string, std::string>> KernelSelector::explain(const ReorderParams& p) const {
-  std::vector<std::pair<std::string, std::string>> out;
-  for (const auto& impl : impls_) out.emplace_back(impl->name(), impl->reject(p));
-  out.emplace_back(agnostic_->name(), agnostic_->reject(p));
+std::vector<Verdict> KernelSelector::explain(const ReorderParams& p) const {
+  std::vector<Verdict> out;
+  Verdict* best = nullptr;
+  for (const auto& impl : impls_) {
+    Verdict v{impl->name(), impl->reject(p), {}, false};
+    if (v.declines.empty()) v.rank = impl->rank(p);
+    out.push_back(v);
+  }
+  for (Verdict& v : out)
+    if (v.declines.empty() && (!best || v.rank.value < best->rank.value)) best = &v;
+  if (best) best->chosen = true;
+  Verdict a{agnostic_->name(), agnostic_->reject(p), {}, false};
+  if (a.declines.empty()) a.rank = agnostic_->rank(p);
+  out.push_back(a);
   return out;
 }
 

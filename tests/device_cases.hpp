@@ -264,8 +264,8 @@ inline Case make_case(const Format& s, const Format& d, const Dims& shape, DataT
 
 /// Why implementation `impl` declines the case on this device ("" when it accepts).
 inline std::string reason_of(const Engine& e, const Case& c, const std::string& impl) {
-  for (const auto& [name, why] : KernelSelector::instance().explain(ReorderParams{c.src, c.dst, e.info()}))
-    if (name == impl) return why;
+  for (const Verdict& v : KernelSelector::instance().explain(ReorderParams{c.src, c.dst, e.info()}))
+    if (v.impl == impl) return v.declines;
   return "no implementation named " + impl;
 }
 

@@ -599,6 +599,22 @@ TEST(Device, StagedOnOddRuns) {
   const std::string why = reason_of(*e, tail, "staged");
   EXPECT_NE(why.find("too short"), std::string::npos) << why;
   EXPECT_EQ(plan_reorder(e->info(), tail.src, tail.dst).impl, "tiled");
+  // Runs that tiled's transposes move whole (multiples of 4) or that are dense on both sides it accepts too,
+  // ranked after tiled (measured faster there): they run only forced, correctly.
+  const std::vector<Case> after = {
+      make_case(Format::parse("bfyx"), Format::parse("byxf"), {2, 32, 8, 8}),
+      make_case(Format::parse("b_fs_yx_fsv16"), Format::parse("b_fs_yx_fsv32"), {2, 64, 5, 5}, DataType::f16, DataType::f16),
+      make_case(Format::parse("bfyx"), Format::parse("b_fs_yx_fsv16"), {2, 32, 4, 4}, DataType::u8, DataType::f32,
+                {0, 0, 1, 1}, {0, 0, 1, 1}, {0, 0, 0, 0}, {0, 0, 0, 0})};
+  for (const Case& c : after) {
+    for (const Verdict& v : KernelSelector::instance().explain(ReorderParams{c.src, c.dst, e->info()}))
+      if (v.impl == "staged") {
+        EXPECT_EQ(v.declines, "") << c.label;
+        EXPECT_NE(v.rank.why.find("tiled"), std::string::npos) << c.label << ": " << v.rank.why;
+      }
+    EXPECT_EQ(plan_reorder(e->info(), c.src, c.dst).impl, "tiled") << c.label;
+  }
+  run_batch(*e, after, true, "staged");
 }
 
 // The lanes implementation takes 8- and 16-bit elements packed into 4-byte destination words whose elements
@@ -628,11 +644,27 @@ TEST(Device, LanesOnPackedWords) {
     EXPECT_EQ(plan_reorder(e->info(), c.src, c.dst).impl, "lanes") << c.label;
   }
   run_batch(*e, cases, true, "lanes");
-  // It declines, with the reason, where words are contiguous in the source, spread too far, or converted.
-  const std::pair<Case, const char*> declined[] = {
+  // Where words are contiguous in the source or converted to a narrower type it accepts, ranked after staged
+  // and tiled (measured slower), so it runs only forced: correctly.
+  const std::pair<Case, const char*> ranked_after[] = {
       {make_case(Format::parse("oiyx"), Format::parse("os_is_yx_osv16_isv4"), {64, 64, 1, 1}, DataType::i8, DataType::i8), "contiguous"},
-      {make_case(Format::parse("oiyx"), Format::parse("os_is_yx_osv16_isv4"), {64, 64, 5, 5}, DataType::i8, DataType::i8), "25 source elements apart"},
       {make_case(Format::parse("oiyx"), Format::parse("os_is_yx_osv16_isv4"), {64, 64, 3, 3}, DataType::f32, DataType::i8), "differ in size"},
+      {make_case(Format::parse("bfyx"), Format::parse("byxf"), {2, 24, 3, 5}, DataType::f32, DataType::f16), "differ in size"}};
+  std::vector<Case> forced;
+  for (const auto& [c, what] : ranked_after) {
+    for (const Verdict& v : KernelSelector::instance().explain(ReorderParams{c.src, c.dst, e->info()}))
+      if (v.impl == "lanes") {
+        EXPECT_EQ(v.declines, "") << c.label;
+        EXPECT_FALSE(v.chosen) << c.label;
+        EXPECT_NE(v.rank.why.find(what), std::string::npos) << c.label << ": " << v.rank.why;
+      }
+    EXPECT_NE(plan_reorder(e->info(), c.src, c.dst).impl, "lanes") << c.label;
+    forced.push_back(c);
+  }
+  run_batch(*e, forced, true, "lanes");
+  // It declines, with the reason, where words are spread too far, have tails, or are words already.
+  const std::pair<Case, const char*> declined[] = {
+      {make_case(Format::parse("oiyx"), Format::parse("os_is_yx_osv16_isv4"), {64, 64, 5, 5}, DataType::i8, DataType::i8), "25 source elements apart"},
       {make_case(Format::parse("oiyx"), Format::parse("os_is_yx_osv16_isv4"), {20, 64, 3, 3}, DataType::i8, DataType::i8), "tails or padding"},
       {make_case(Format::parse("bfyx"), Format::parse("b_fs_yx_fsv16"), {2, 32, 3, 3}), "4 bytes or more"}};
   for (const auto& [c, what] : declined) {

@@ -216,3 +216,61 @@ TEST(Generated, HugeDimsPlanAtOnce) {
     }
   }
 }
+
+// Capability and preference apart: on every pair of 4-D data formats and weights pairs, in both tunings and
+// with converting and plain types, the selector runs the accepting implementation of lowest rank (ties: list
+// order), exactly one is chosen, a rank off an implementation's usual place says the measurement behind it,
+// and every accepting implementation generates its kernel when forced.
+TEST(Selector, RunsTheAcceptingImplementationOfLowestRank) {
+  std::vector<std::pair<Layout, Layout>> pairs;
+  const std::vector<std::string> names = rank4_data_names();
+  for (const std::string& a : names)
+    for (const char* b : {"bfyx", "byxf", "b_fs_yx_fsv16", "b_fs_yx_fsv4", "fs_b_yx_fsv32"})
+      for (const auto& [st, dt] : {std::pair{DataType::f32, DataType::f32}, {DataType::f16, DataType::f16},
+                                   {DataType::i8, DataType::i8}, {DataType::f32, DataType::i8}, {DataType::u8, DataType::f16}})
+        pairs.emplace_back(Layout(format_from_name(a), st, {2, 32, 3, 3}), Layout(format_from_name(b), dt, {2, 32, 3, 3}));
+  for (const char* w : {"os_is_yx_osv16_isv4", "os_is_yx_osa4_isa8_osv8_isv4", "os_is_yx_isv16_osv16"})
+    for (const Dims& shape : {Dims{64, 64, 3, 3}, Dims{64, 64, 1, 1}})
+      for (DataType st : {DataType::i8, DataType::f32})
+        pairs.emplace_back(Layout(format_from_name("oiyx"), st, shape), Layout(format_from_name(w), DataType::i8, shape));
+  // A TPU destination owns only some channel slots: only generic takes it.
+  pairs.emplace_back(L("bfyx", {1, 2, 3, 4}), L("tpu_aligned(npus=4,npu_bytes=1024,addr=128)", {1, 2, 3, 4}));
+  std::map<std::string, int> chosen_by, ranked_off;
+  for (const char* type : {"cpu", "gpu"}) {
+    const DeviceInfo dev = tuned_device(type);
+    for (const auto& [src, dst] : pairs) {
+      const std::string label = std::string(type) + " " + src.describe() + " -> " + dst.describe();
+      const std::vector<Verdict> verdicts = KernelSelector::instance().explain(ReorderParams{src, dst, dev});
+      const Verdict* chosen = nullptr;
+      int lowest = 1 << 30;
+      for (size_t k = 0; k + 1 < verdicts.size(); ++k) {  // the ordered list; agnostic (last) is never chosen
+        const Verdict& v = verdicts[k];
+        if (!v.declines.empty()) {
+          EXPECT_FALSE(v.chosen) << label;
+          continue;
+        }
+        if (v.chosen) {
+          EXPECT_EQ(chosen, nullptr) << label << ": two chosen";
+          chosen = &v;
+        }
+        lowest = std::min(lowest, v.rank.value);
+        if (!v.rank.why.empty()) ++ranked_off[v.impl];
+        EXPECT_EQ(plan_reorder(dev, src, dst, v.impl).impl, v.impl) << label;
+      }
+      EXPECT_FALSE(verdicts.back().chosen) << label;
+      ASSERT_NE(chosen, nullptr) << label;
+      EXPECT_EQ(chosen->rank.value, lowest) << label;
+      for (const Verdict& v : verdicts) {
+        if (&v == chosen) break;  // earlier in the list with the same rank would have won the tie
+        if (v.declines.empty()) {
+          EXPECT_GT(v.rank.value, lowest) << label << ": " << v.impl << " ties earlier";
+        }
+      }
+      EXPECT_EQ(plan_reorder(dev, src, dst).impl, chosen->impl) << label;
+      ++chosen_by[chosen->impl];
+    }
+  }
+  // The cases reach every implementation as a choice, and lanes and staged ranked off their usual place.
+  for (const char* impl : {"lanes", "staged", "tiled", "generic"}) EXPECT_GT(chosen_by[impl], 0) << impl;
+  for (const char* impl : {"lanes", "staged"}) EXPECT_GT(ranked_off[impl], 0) << impl;
+}

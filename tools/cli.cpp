@@ -720,8 +720,13 @@ int cmd_source(const Args& a, const CliOptions& o) {
   const bool chosen = a.has("device") || std::getenv("CLREORDER_DEVICE");
   if (!o.dry_run && (chosen || !list_devices().empty())) dev = choose_device(a.get("device"));
   if (dev.name.empty()) std::printf("// no OpenCL device: the kernel a typical GPU would get\n");
-  for (const auto& [impl, reason] : KernelSelector::instance().explain(ReorderParams{pr.src, pr.dst, dev}))
-    std::printf("// selector: %-8s %s\n", impl.c_str(), reason.empty() ? "accepts" : ("declines: " + reason).c_str());
+  for (const Verdict& v : KernelSelector::instance().explain(ReorderParams{pr.src, pr.dst, dev})) {
+    std::string what = "declines: " + v.declines;
+    if (v.declines.empty())
+      what = "accepts, rank " + std::to_string(v.rank.value) + (v.rank.why.empty() ? "" : " (" + v.rank.why + ")") +
+             (v.chosen ? ": chosen" : "");
+    std::printf("// selector: %-8s %s\n", v.impl.c_str(), what.c_str());
+  }
   KernelData kd = plan_reorder(dev, pr.src, pr.dst, a.get("impl"));
   std::printf("// %s -> %s\n// impl %s, entry %s, options '%s', global %s, local %s\n", pr.src.describe().c_str(),
               pr.dst.describe().c_str(), kd.impl.c_str(), kd.source.entry.c_str(), kd.source.options.c_str(),

@@ -1,5 +1,5 @@
-// clreorder: the kernel selector. An ordered list of reorder implementations, specialised first and the
-// generic one last (it accepts every pair); the first that accepts a problem generates its OpenCL C.
+// clreorder: the kernel selector. A list of reorder implementations, specialised first and the generic one
+// last (it accepts every pair); of those that accept a problem, the one of lowest rank generates its OpenCL C.
 #pragma once
 
 #include <memory>
@@ -35,6 +35,15 @@ struct KernelData {
   cl::NDRange local_range() const;
 };
 
+/// Where an implementation that accepts a problem stands among the others that do: the selector runs the
+/// accepting one of lowest value (ties: list order). A rank is a measured preference, never a capability, so
+/// forcing a lower-ranked implementation runs it correctly; a new implementation takes a value between its
+/// neighbours' instead of making them decline.
+struct Rank {
+  int value = 0;    ///< lower runs first
+  std::string why;  ///< the measurement behind a value other than the implementation's usual one, else ""
+};
+
 /// One way to reorder. Implementations are stateless.
 class ReorderImpl {
  public:
@@ -44,8 +53,18 @@ class ReorderImpl {
   virtual const char* name() const = 0;
   /// Empty when the implementation accepts the problem, otherwise a short reason why not.
   virtual std::string reject(const ReorderParams& p) const = 0;
+  /// Its rank for a problem it accepts, on that device.
+  virtual Rank rank(const ReorderParams& p) const = 0;
   /// The kernel for an accepted problem.
   virtual KernelData generate(const ReorderParams& p) const = 0;
+};
+
+/// One implementation's verdict on a problem, as explain() lists it.
+struct Verdict {
+  std::string impl;      ///< stable name
+  std::string declines;  ///< why it declines, "" when it accepts
+  Rank rank;             ///< where it ranks, when it accepts
+  bool chosen = false;   ///< whether the selector runs it (unforced)
 };
 
 /// The ordered list of implementations and the choice among them. Thread-safe: the list is fixed at start
@@ -54,21 +73,21 @@ class KernelSelector {
  public:
   /// The process-wide selector.
   static const KernelSelector& instance();
-  /// The implementations in the order they are tried.
+  /// The implementations in list order (the order ties of rank break in).
   const std::vector<std::unique_ptr<ReorderImpl>>& impls() const { return impls_; }
   /// The shape-agnostic implementation ("agnostic": both plans passed at run time, one kernel per type pair),
   /// kept out of the ordered list: it is never the fastest, and runs when named (force) or when a caller must
   /// not wait for a compile.
   const ReorderImpl& agnostic() const { return *agnostic_; }
-  /// The kernel of the first implementation that accepts `p`; `force` (or, when empty, the environment
+  /// The kernel of the accepting implementation of lowest rank; `force` (or, when empty, the environment
   /// variable CLREORDER_FORCE_IMPL) picks one by name and throws if it is unknown or declines, with its reason.
   KernelData select(const ReorderParams& p, const std::string& force = "") const;
   /// The implementation with this stable name, or null when there is none.
   const ReorderImpl* find(const std::string& name) const;
   /// The stable names in selection order, then "agnostic", comma-separated, for messages.
   std::string names() const;
-  /// Every implementation with its verdict on `p` (the ordered list, then agnostic): an empty reason accepts.
-  std::vector<std::pair<std::string, std::string>> explain(const ReorderParams& p) const;
+  /// Every implementation's verdict on `p`: the ordered list, then agnostic.
+  std::vector<Verdict> explain(const ReorderParams& p) const;
 
  private:
   KernelSelector();
