@@ -126,7 +126,7 @@ class LanesReorder : public ReorderImpl {
 
   Rank rank(const ReorderParams& p) const override {
     const LanesPlan lp = make_plan(p);
-    return lp.slower.empty() ? Rank{kRankLanes, ""} : Rank{kRankAfterTiled, lp.slower};
+    return lp.slower.empty() ? Rank{kRankLanes, ""} : Rank{kRankLanesSlower, lp.slower};
   }
 
   KernelData generate(const ReorderParams& p) const override {

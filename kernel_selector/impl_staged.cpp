@@ -84,13 +84,15 @@ StagedPlan make_plan(const ReorderParams& p) {
     return sp;
   }
   // Where both runs are multiples of 4, tiled's V x V transposes apply. Timed against each other with caches
-  // evicted between launches (perf/clreorder_ab --vs), tiled was as fast or faster there (0.75-1.07 of
-  // staged's time, streaming stores included); on the odd runs staged takes about half of tiled's time.
+  // evicted between launches (perf/clreorder_ab --vs), tiled was as fast or faster there on 32-bit elements
+  // (0.75-1.07 of staged's time, streaming stores included), and on 32 and 64 bits across the families
+  // (clreorder bench --impl: 0.48-0.95); on 8 and 16 bits neither led (see tiled's rank, which steps back
+  // where its transposes are narrow); on the odd runs staged takes about half of tiled's time.
   if (inner.src_stride == 1)
     sp.slower = "the destination's inner run is dense in the source too: tiled copies it as vector rows";
   else if (inner.extent % 4 == 0 && src_inner->extent % 4 == 0)
     sp.slower = "dense runs of " + num(inner.extent) + " (destination) and " + num(src_inner->extent) +
-                " (source) elements are multiples of 4: tiled's register transposes took 0.75-1.07 of staged's time";
+                " (source) elements are multiples of 4: tiled's register transposes apply (measured as fast or faster)";
   const int64_t elem = std::max(size_of(p.src.data_type()), size_of(p.dst.data_type()));
   const StagedConfig cfg = config_for(p.device);
   const int64_t want = std::max<int64_t>(cfg.want_run_bytes / elem, 2);
@@ -176,7 +178,7 @@ class StagedReorder : public ReorderImpl {
 
   Rank rank(const ReorderParams& p) const override {
     const StagedPlan sp = make_plan(p);
-    return sp.slower.empty() ? Rank{kRankStaged, ""} : Rank{kRankAfterTiled, sp.slower};
+    return sp.slower.empty() ? Rank{kRankStaged, ""} : Rank{kRankStagedSlower, sp.slower};
   }
 
   KernelData generate(const ReorderParams& p) const override {

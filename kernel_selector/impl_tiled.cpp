@@ -240,6 +240,60 @@ void chunk(Run& run, int64_t t, std::vector<PermDigit>& grid) {
   grid.push_back(split_outer(run.digits[0], t));
 }
 
+// How a work-item moves its tile: A and B, the grid digits left, and the form (register transposes of
+// width vec, vector row copies of width vec, or scalar loops).
+struct TiledPlan {
+  Permutation perm;
+  Run a, b;
+  std::vector<PermDigit> grid;
+  bool a_src_dense = false;
+  enum class Form { transpose, rows, scalar } form = Form::scalar;
+  int vec = 1;
+};
+
+TiledPlan make_plan(const ReorderParams& p) {
+  TiledPlan tp;
+  tp.perm = make_permutation(p.src, p.dst);
+  TileConfig cfg = config_for(p.device);
+  // The tile budget is in bytes of the wider element: byte-sized types get proportionally longer tiles.
+  cfg.tile = cfg.tile * 4 / static_cast<int64_t>(std::max(size_of(p.src.data_type()), size_of(p.dst.data_type())));
+  std::vector<PermDigit>& grid = tp.grid;
+  Run &a = tp.a, &b = tp.b;
+  grid = tp.perm.digits;
+  a.digits.push_back(grid.back());  // destination stride 1
+  grid.pop_back();
+  tp.a_src_dense = a.digits[0].src_stride == 1;
+  if (tp.a_src_dense) {
+    // A is contiguous in both layouts: B extends the tile along the next destination digit, so the whole
+    // tile is one contiguous destination run read as runs of A.
+    if (!grid.empty()) {
+      b.digits.push_back(grid.back());
+      grid.pop_back();
+    }
+  } else {
+    // B: the source-dense run (source stride 1, then the digit continuing it, ...), within the budget.
+    int64_t blen = 1;
+    while (blen < cfg.tile / 4 &&
+           take(grid, b, [&](const PermDigit& d) { return d.src_stride == blen && (blen == 1 || blen * d.extent <= cfg.tile); }))
+      blen = b.length();
+    // A grows along the destination while it is short, so rows are long enough to vectorise.
+    int64_t alen = a.length();
+    while (alen < 64 &&
+           take(grid, a, [&](const PermDigit& d) { return d.dst_stride == alen && alen * d.extent <= cfg.cap_a; }))
+      alen = a.length();
+  }
+  chunk(a, tile_size(a.length(), cfg.cap_a), grid);
+  chunk(b, tile_size(b.length(), std::max<int64_t>(16, cfg.tile / a.length())), grid);
+  if (!tp.a_src_dense && !b.digits.empty() &&
+      (tp.vec = vector_width(a, b, tp.perm, static_cast<int64_t>(size_of(p.dst.data_type())))) > 1)
+    tp.form = TiledPlan::Form::transpose;
+  else if (tp.a_src_dense && (tp.vec = row_width(a, tp.perm)) > 1)
+    tp.form = TiledPlan::Form::rows;
+  else
+    tp.vec = 1;
+  return tp;
+}
+
 class TiledReorder : public ReorderImpl {
  public:
   const char* name() const override { return "tiled"; }
@@ -254,45 +308,30 @@ class TiledReorder : public ReorderImpl {
     return "";
   }
 
-  Rank rank(const ReorderParams&) const override { return {kRankTiled, ""}; }
+  // Its transposes of vectors narrower than 16 bytes (a destination block of 4 bytes: b_fs_yx_fsv4 i8) took
+  // about twice staged's time there (bfyx -> b_fs_yx_fsv4 8x64x112x112 i8 0.49, from f32 0.55; PoCL,
+  // clreorder bench --impl): staged, where it accepts, runs first. At 16 bytes and wider neither led across
+  // types and families (8- and 16-bit transposes: staged/tiled 0.50-1.95, geometric mean 0.99; 32- and
+  // 64-bit: tiled faster in every case measured), so tiled keeps its place.
+  Rank rank(const ReorderParams& p) const override {
+    const TiledPlan tp = make_plan(p);
+    const int64_t bytes = tp.vec * static_cast<int64_t>(size_of(p.dst.data_type()));
+    if (tp.form == TiledPlan::Form::transpose && bytes < 16)
+      return {kRankTiledSlower, "its " + num(tp.vec) + " x " + num(tp.vec) + " transposes move " + num(bytes) +
+                                       "-byte vectors: staged took 0.49-0.55 of its time there"};
+    return {kRankTiled, ""};
+  }
 
   KernelData generate(const ReorderParams& p) const override {
-    Permutation perm = make_permutation(p.src, p.dst);
-    TileConfig cfg = config_for(p.device);
-    // The tile budget is in bytes of the wider element: byte-sized types get proportionally longer tiles.
-    cfg.tile = cfg.tile * 4 / static_cast<int64_t>(std::max(size_of(p.src.data_type()), size_of(p.dst.data_type())));
-    std::vector<PermDigit> grid = perm.digits;
-    Run a, b;
-    a.digits.push_back(grid.back());  // destination stride 1
-    grid.pop_back();
-    const bool a_src_dense = a.digits[0].src_stride == 1;
-    if (a_src_dense) {
-      // A is contiguous in both layouts: B extends the tile along the next destination digit, so the whole
-      // tile is one contiguous destination run read as runs of A.
-      if (!grid.empty()) {
-        b.digits.push_back(grid.back());
-        grid.pop_back();
-      }
-    } else {
-      // B: the source-dense run (source stride 1, then the digit continuing it, ...), within the budget.
-      int64_t blen = 1;
-      while (blen < cfg.tile / 4 &&
-             take(grid, b, [&](const PermDigit& d) { return d.src_stride == blen && (blen == 1 || blen * d.extent <= cfg.tile); }))
-        blen = b.length();
-      // A grows along the destination while it is short, so rows are long enough to vectorise.
-      int64_t alen = a.length();
-      while (alen < 64 &&
-             take(grid, a, [&](const PermDigit& d) { return d.dst_stride == alen && alen * d.extent <= cfg.cap_a; }))
-        alen = a.length();
-    }
-    chunk(a, tile_size(a.length(), cfg.cap_a), grid);
-    chunk(b, tile_size(b.length(), std::max<int64_t>(16, cfg.tile / a.length())), grid);
-
+    const TiledPlan tp = make_plan(p);
+    const Permutation& perm = tp.perm;
+    const Run &a = tp.a, &b = tp.b;
+    const std::vector<PermDigit>& grid = tp.grid;
     const int64_t grid_count = extent_product(grid);
 
     std::vector<std::string> lines = grid_decode(perm, grid, [&](int ax) { return a.has_axis(ax) || b.has_axis(ax); });
 
-    int vec = 1;
+    const int vec = tp.vec;
     std::vector<std::string> body;
     // Vector stores start at ia (a multiple of the width) plus grid and B offsets. Vector loads start at ib
     // plus grid and A offsets (transposes), or at ia plus grid and B offsets (rows).
@@ -308,20 +347,18 @@ class TiledReorder : public ReorderImpl {
                         streams && strides_multiple_of(perm, outside, width, &PermDigit::dst_stride)};
     };
     const int64_t src_pack = pack_of(p.src.data_type());
-    if (!a_src_dense && !b.digits.empty() && (vec = vector_width(a, b, perm, static_cast<int64_t>(size_of(p.dst.data_type())))) > 1) {
+    if (tp.form == TiledPlan::Form::transpose)
       body = transpose_loops(p, perm, a, b, vec, strides_multiple_of(perm, with(a), src_pack, &PermDigit::src_stride), align(vec));
-    } else if (a_src_dense && (vec = row_width(a, perm)) > 1) {
+    else if (tp.form == TiledPlan::Form::rows)
       body = row_loops(p, perm, a, b, vec, strides_multiple_of(perm, outside, src_pack, &PermDigit::src_stride), align(vec));
-    } else {
-      vec = 1;
-      body = scalar_loops(perm, a, b, !a_src_dense);
-    }
+    else
+      body = scalar_loops(perm, a, b, !tp.a_src_dense);
     KernelData kd;
     kd.impl = name();
     Jit jit = reorder_jit(p, "reorder_tiled", kd);
     jit.def("GRID_COUNT", grid_count).def("GRID_DECODE(w)", macro_lines(lines)).def("TILE_LOOPS", macro_lines(body));
     if (vec > 1) jit.def("CONVERT_V(v)", convert_expr(p.src.data_type(), p.dst.data_type(), "v", vec));
-    finish_kernel(kd, jit, "reorder_tiled.cl", static_cast<size_t>(grid_count), cfg.local, p.device);
+    finish_kernel(kd, jit, "reorder_tiled.cl", static_cast<size_t>(grid_count), config_for(p.device).local, p.device);
     return kd;
   }
 };

@@ -25,8 +25,9 @@ KernelSource named_by_text(const std::string& prefix, Jit jit, const std::string
 // The implementations' usual ranks (Rank::value), in list order with room between them; an implementation
 // measured slower than a neighbour on some problems ranks after that neighbour there.
 constexpr int kRankLanes = 10, kRankStaged = 20, kRankTiled = 30, kRankGeneric = 90, kRankAgnostic = 100;
-// Where lanes or staged is measured slower than tiled (or than each other), and tiled, if it accepts, runs.
-constexpr int kRankAfterTiled = 35;
+// Where one was measured slower: staged after a usual tiled, tiled (narrow transposes) after staged either
+// way, lanes after both.
+constexpr int kRankStagedSlower = 34, kRankTiledSlower = 36, kRankLanesSlower = 38;
 
 std::unique_ptr<ReorderImpl> make_lanes_impl();
 std::unique_ptr<ReorderImpl> make_staged_impl();

@@ -233,6 +233,9 @@ TEST(Selector, RunsTheAcceptingImplementationOfLowestRank) {
     for (const Dims& shape : {Dims{64, 64, 3, 3}, Dims{64, 64, 1, 1}})
       for (DataType st : {DataType::i8, DataType::f32})
         pairs.emplace_back(Layout(format_from_name("oiyx"), st, shape), Layout(format_from_name(w), DataType::i8, shape));
+  // Tiled's 4 x 4 transposes of bytes (4-byte vectors): staged runs first.
+  pairs.emplace_back(Layout(format_from_name("bfyx"), DataType::i8, {2, 32, 8, 8}),
+                     Layout(format_from_name("b_fs_yx_fsv4"), DataType::i8, {2, 32, 8, 8}));
   // A TPU destination owns only some channel slots: only generic takes it.
   pairs.emplace_back(L("bfyx", {1, 2, 3, 4}), L("tpu_aligned(npus=4,npu_bytes=1024,addr=128)", {1, 2, 3, 4}));
   std::map<std::string, int> chosen_by, ranked_off;
@@ -270,7 +273,7 @@ TEST(Selector, RunsTheAcceptingImplementationOfLowestRank) {
       ++chosen_by[chosen->impl];
     }
   }
-  // The cases reach every implementation as a choice, and lanes and staged ranked off their usual place.
+  // The cases reach every implementation as a choice, and every specialised one ranked off its usual place.
   for (const char* impl : {"lanes", "staged", "tiled", "generic"}) EXPECT_GT(chosen_by[impl], 0) << impl;
-  for (const char* impl : {"lanes", "staged"}) EXPECT_GT(ranked_off[impl], 0) << impl;
+  for (const char* impl : {"lanes", "staged", "tiled"}) EXPECT_GT(ranked_off[impl], 0) << impl;
 }
