@@ -1,6 +1,6 @@
 // The `staged` implementation: a reorder as a strided permutation (permute.hpp), ranked first where its
-// dense runs are too odd for V x V register transposes, e.g. oiyx -> os_is_yx_osa4_isa8_osv8_isv4, where the source moves 9
-// contiguous elements (y, x) and the destination 4 (isv4). The generator picks a small tile
+// dense runs are too odd for V x V register transposes, e.g. oiyx -> os_is_yx_osa4_isa8_osv8_isv4, where
+// the source moves 9 contiguous elements (y, x) and the destination 4 (isv4). The generator picks a small tile
 // of digits that holds a long source-dense run and a long destination-dense run, and emits it fully
 // unrolled: vector loads of the source runs, then vector stores of the destination runs whose components
 // are picked from the loaded registers by constants worked out here. Every element moves through
@@ -86,7 +86,7 @@ StagedPlan make_plan(const ReorderParams& p) {
   // Where both runs are multiples of 4, tiled's V x V transposes apply. Timed against each other with caches
   // evicted between launches (perf/clreorder_ab --vs), tiled was as fast or faster there on 32-bit elements
   // (0.75-1.07 of staged's time, streaming stores included), and on 32 and 64 bits across the families
-  // (clreorder bench --impl: 0.48-0.95); on 8 and 16 bits neither led (see tiled's rank, which steps back
+  // (clreorder bench --impl: 0.46-0.95 of staged's time); on 8 and 16 bits neither led (see tiled's rank, which steps back
   // where its transposes are narrow); on the odd runs staged takes about half of tiled's time.
   if (inner.src_stride == 1)
     sp.slower = "the destination's inner run is dense in the source too: tiled copies it as vector rows";
