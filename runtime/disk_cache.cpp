@@ -21,6 +21,8 @@
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
+#include "env.hpp"
+
 namespace clreorder {
 
 namespace {
@@ -29,11 +31,6 @@ constexpr char kMagic[8] = {'C', 'L', 'R', 'E', 'O', 'R', 'D', 'R'};
 constexpr uint32_t kFormatVersion = 1, kProgram = 1, kIndex = 2;
 const char* const kProgramExt = ".clrp";
 const char* const kIndexExt = ".clri";
-
-std::string env(const char* name) {
-  const char* v = std::getenv(name);
-  return v ? v : "";
-}
 
 std::string hex_name(const std::string& key) {
   const XXH128_hash_t h = XXH3_128bits(key.data(), key.size());
@@ -226,11 +223,11 @@ void DiskCache::use_environment() {
     dir = v;
     source = "CLREORDER_CACHE_DIR";
     if (dir == "off") dir.clear();
-  } else if (!env("XDG_CACHE_HOME").empty()) {
-    dir = env("XDG_CACHE_HOME") + "/clreorder";
+  } else if (!env_value("XDG_CACHE_HOME").empty()) {
+    dir = env_value("XDG_CACHE_HOME") + "/clreorder";
     source = "XDG_CACHE_HOME";
-  } else if (!env("HOME").empty()) {
-    dir = env("HOME") + "/.cache/clreorder";
+  } else if (!env_value("HOME").empty()) {
+    dir = env_value("HOME") + "/.cache/clreorder";
     source = "HOME";
   }
   std::lock_guard<std::mutex> guard(mutex_);

@@ -15,6 +15,7 @@
 
 #include "clreorder/error.hpp"
 #include "clreorder/reference.hpp"
+#include "env.hpp"
 
 namespace clreorder {
 
@@ -95,11 +96,6 @@ struct Dispatch {
   std::atomic<bool> launched{false};  // its first launch was noted (PoCL finishes compiling a kernel then)
 };
 
-std::string env(const char* name) {
-  const char* v = std::getenv(name);
-  return v ? v : "";
-}
-
 struct DispatchTable {
   std::mutex mutex;
   std::unordered_map<std::string, std::shared_ptr<Dispatch>> entries;
@@ -117,8 +113,8 @@ DispatchTable& dispatch_table() {
 std::string dispatch_key(const cl::Context& ctx, const cl::Device& dev, const Layout& src, const Layout& dst,
                          const std::string& force) {
   return std::to_string(reinterpret_cast<uintptr_t>(ctx())) + ":" + std::to_string(reinterpret_cast<uintptr_t>(dev())) +
-         ":" + (force.empty() ? env("CLREORDER_FORCE_IMPL") : force) + ":" + env("CLREORDER_INDEX_BITS") + ":" +
-         env("CLREORDER_TUNING") + ":" + src.key() + "->" + dst.key();
+         ":" + (force.empty() ? env_value("CLREORDER_FORCE_IMPL") : force) + ":" + env_value("CLREORDER_INDEX_BITS") + ":" +
+         env_value("CLREORDER_TUNING") + ":" + src.key() + "->" + dst.key();
 }
 
 std::shared_ptr<Dispatch> cached_dispatch(const std::string& key) {
@@ -431,7 +427,7 @@ std::shared_ptr<Dispatch> dispatch_for(const cl::CommandQueue& queue, const cl::
   const std::string key = dispatch_key(ctx, dev, src, dst, force);
   if (auto d = cached_dispatch(key)) return d;
   const BackgroundCompiler::Foreground busy;
-  if (!force.empty() || !env("CLREORDER_FORCE_IMPL").empty() || policy == CompilePolicy::wait)
+  if (!force.empty() || !env_value("CLREORDER_FORCE_IMPL").empty() || policy == CompilePolicy::wait)
     return make_dispatch(ctx, dev, src, dst, force, key);
   if (policy == CompilePolicy::background && !BackgroundCompiler::instance().known(key)) {
     const DeviceInfo info = describe_device(dev);
@@ -571,7 +567,7 @@ BatchResult enqueue_batch(const cl::CommandQueue& queue, const std::vector<Batch
     check_wait_list(ctx, opt.wait_list);
     check_batch(ctx, items);
     const cl::Device dev = queue.getInfo<CL_QUEUE_DEVICE>();
-    const std::string force = opt.force_impl.empty() ? env("CLREORDER_FORCE_IMPL") : opt.force_impl;
+    const std::string force = opt.force_impl.empty() ? env_value("CLREORDER_FORCE_IMPL") : opt.force_impl;
     if (force == KernelSelector::instance().agnostic().name()) policy = CompilePolicy::agnostic;
     DeviceInfo limits;
     limits.max_parameter_bytes = dev.getInfo<CL_DEVICE_MAX_PARAMETER_SIZE>();
