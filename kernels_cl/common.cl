@@ -20,8 +20,6 @@
   CR_FLOAT_TO_INT(F, uchar, N, SUF)                                                                        \
   CR_FLOAT_TO_INT(F, short, N, SUF)                                                                        \
   CR_FLOAT_TO_INT(F, ushort, N, SUF)                                                                       \
-  CR_FLOAT_TO_WIDE_INTS(F, N, SUF)
-#define CR_FLOAT_TO_WIDE_INTS(F, N, SUF)                                                                   \
   CR_FLOAT_TO_INT(F, int, N, SUF)                                                                          \
   CR_FLOAT_TO_INT(F, uint, N, SUF)                                                                         \
   CR_FLOAT_TO_INT(F, long, N, SUF)                                                                         \
@@ -38,12 +36,31 @@
     const int##N r = as_int##N(c + 12582912.0f) - 0x4b400000;                                              \
     return select(convert_##T##N(r), (T##N)0, convert_##T##N(f != f));                                     \
   }
+// f32 to a 32- or 64-bit integer type the same way: below 2^23 in magnitude, adding and subtracting 2^23 with
+// f's sign rounds f to nearest even (from 2^23 on every float is an integer); NaN becomes 0 and the rest is
+// clamped to LO..HI (HI: the largest float below the type's limit) before the conversion, which then
+// truncates an integer in range, and values from LIMIT on give MAXV. convert_int8_sat_rte took 2.6x a plain
+// conversion's time in an f32 -> i32 reorder (bfyx -> byxf 8x64x56x56).
+#define CR_F32_TO_WIDE_INT(T, N, SUF, LO, HI, LIMIT, MAXV)                                                 \
+  static inline T##N cr_float_to_##T##SUF(float##N f) {                                                    \
+    const uint##N bits = as_uint##N(f);                                                                    \
+    const float##N big = as_float##N((bits & 0x80000000u) | 0x4b000000u);                                  \
+    float##N r = select(f, (f + big) - big, as_int##N(bits & 0x7fffffffu) < 0x4b000000);                   \
+    r = select(r, (float##N)0.0f, r != r);                                                                 \
+    r = select(select(r, (float##N)(LO), r < (LO)), (float##N)(HI), r > (HI));                             \
+    return select(convert_##T##N(r), (T##N)(MAXV), convert_##T##N(f >= (LIMIT)));                          \
+  }
 #define CR_F32_TO_INTS(N, SUF)                                                                             \
   CR_F32_TO_SMALL_INT(char, N, SUF, -128.0f, 127.0f)                                                       \
   CR_F32_TO_SMALL_INT(uchar, N, SUF, 0.0f, 255.0f)                                                         \
   CR_F32_TO_SMALL_INT(short, N, SUF, -32768.0f, 32767.0f)                                                  \
   CR_F32_TO_SMALL_INT(ushort, N, SUF, 0.0f, 65535.0f)                                                      \
-  CR_FLOAT_TO_WIDE_INTS(float, N, SUF)
+  CR_F32_TO_WIDE_INT(int, N, SUF, -2147483648.0f, 2147483520.0f, 2147483648.0f, 0x7fffffff)                \
+  CR_F32_TO_WIDE_INT(uint, N, SUF, 0.0f, 4294967040.0f, 4294967296.0f, 0xffffffffu)                        \
+  CR_F32_TO_WIDE_INT(long, N, SUF, -9223372036854775808.0f, 9223371487098961920.0f, 9223372036854775808.0f, \
+                     0x7fffffffffffffffl)                                                                  \
+  CR_F32_TO_WIDE_INT(ulong, N, SUF, 0.0f, 18446742974197923840.0f, 18446744073709551616.0f,                \
+                     0xfffffffffffffffful)
 
 // A family of conversion functions M(N, SUF) for scalars and vectors of 2, 4, 8 and 16.
 #define CR_EACH_WIDTH(M) M(, ) M(2, _2) M(4, _4) M(8, _8) M(16, _16)
@@ -115,9 +132,9 @@ CR_EACH_WIDTH(CR_CONVERSIONS_F64)
 #endif
 #undef CR_EACH_WIDTH
 #undef CR_FLOAT_TO_INTS
-#undef CR_FLOAT_TO_WIDE_INTS
 #undef CR_F32_TO_INTS
 #undef CR_F32_TO_SMALL_INT
+#undef CR_F32_TO_WIDE_INT
 #undef CR_FLOAT_TO_INT
 
 // A run of components of a vector, as the transpose network writes it: CR_SW4(v, 8, 9, a, b) is v.s89ab, one

@@ -89,7 +89,9 @@ TEST(Device, ConversionsMatchTheHostBitForBit) {
                               std::ldexp(1.5f, -25), std::ldexp(1.0f, -14), std::ldexp(1.0f, -149), 1.0f + std::ldexp(1.0f, -11),
                               1.0f + std::ldexp(3.0f, -11), 1.0f + std::ldexp(1.0f, -8), INFINITY, -INFINITY, NAN,
                               std::nanf("0x12345"), -std::nanf("0x400001"), -0.5f, -1.5f, 0.49999997f, -0.49999997f,
-                              32767.5f, -32768.5f, 65535.5f, 4194303.5f, -4194304.5f, 8388607.0f, 16777216.0f};
+                              32767.5f, -32768.5f, 65535.5f, 4194303.5f, -4194304.5f, 8388607.0f, 16777216.0f,
+                              8388607.5f, -8388607.5f, 4194304.5f, -2147483648.0f, 4294967040.0f, 4294967296.0f,
+                              -9.223372e18f, -9.2233731e18f, 1.8446743e19f, 1.8446744e19f};
   // f64: the integer types' limits and their rounding ties, values whose rounding through f32 to nearest
   // even would round twice (1 + 2^-11 + 2^-40 to f16), f32's and f16's overflow and subnormal boundaries,
   // NaN payloads.
