@@ -485,6 +485,30 @@ double profiled_ms(const cl::CommandQueue& queue, const cl::Event& event) {
                              event.getProfilingInfo<CL_PROFILING_COMMAND_START>()) * 1e-6;
 }
 
+// Enqueues d's kernel after `wait_list`, its arguments set by `set_args`; a first launch counts as the
+// caller's activity too (PoCL compiles the work-group function in it) and is reported to the background thread.
+template <class SetArgs>
+cl::Event launch(const cl::CommandQueue& queue, Dispatch& d, const std::vector<cl::Event>& wait_list, SetArgs set_args) {
+  cl::Event event;
+  std::optional<BackgroundCompiler::Foreground> first_launch;
+  if (!d.launched.load(std::memory_order_relaxed)) first_launch.emplace();
+  LockedKernel k(d.kernel);
+  set_args(k.kernel);
+  queue.enqueueNDRangeKernel(k.kernel, cl::NullRange, d.global, d.local, wait_list.empty() ? nullptr : &wait_list, &event);
+  if (!d.launched.exchange(true)) BackgroundCompiler::instance().note_first_launch(event);
+  return event;
+}
+
+// A reorder's kernel on its buffers, enqueued (everything checked and the kernel found already).
+cl::Event launch_reorder(const cl::CommandQueue& queue, Dispatch& d, const cl::Buffer& src, size_t src_offset,
+                         const Layout& src_layout, const cl::Buffer& dst, size_t dst_offset, const Layout& dst_layout,
+                         const std::vector<cl::Event>& wait_list) {
+  return launch(queue, d, wait_list, [&](cl::Kernel& k) {
+    set_reorder_args(k, src, src_offset / size_of(src_layout.data_type()), dst, dst_offset / size_of(dst_layout.data_type()),
+                     d.plans);
+  });
+}
+
 // reorder() with the policy resolved (the call's, else the engine's or the default).
 ReorderResult enqueue_reorder(const cl::CommandQueue& queue, const cl::Buffer& src, size_t src_offset,
                               const Layout& src_layout, const cl::Buffer& dst, size_t dst_offset,
@@ -501,17 +525,7 @@ ReorderResult enqueue_reorder(const cl::CommandQueue& queue, const cl::Buffer& s
     ReorderResult res;
     res.impl = d->impl;
     res.entry = d->entry;
-    {
-      // A first launch counts as the caller's activity too: PoCL compiles the work-group function in it.
-      std::optional<BackgroundCompiler::Foreground> first_launch;
-      if (!d->launched.load(std::memory_order_relaxed)) first_launch.emplace();
-      LockedKernel k(d->kernel);
-      set_reorder_args(k.kernel, src, src_offset / size_of(src_layout.data_type()), dst,
-                       dst_offset / size_of(dst_layout.data_type()), d->plans);
-      queue.enqueueNDRangeKernel(k.kernel, cl::NullRange, d->global, d->local,
-                                 opt.wait_list.empty() ? nullptr : &opt.wait_list, &res.event);
-      if (!d->launched.exchange(true)) BackgroundCompiler::instance().note_first_launch(res.event);
-    }
+    res.event = launch_reorder(queue, *d, src, src_offset, src_layout, dst, dst_offset, dst_layout, opt.wait_list);
     if (opt.wait) {
       res.event.wait();
       res.kernel_ms = profiled_ms(queue, res.event);
@@ -580,7 +594,7 @@ BatchResult enqueue_batch(const cl::CommandQueue& queue, const std::vector<Batch
       size_t first = 0, n = 0;
       std::vector<cl::Buffer> args;
       std::shared_ptr<Dispatch> batch;               // null: one launch per item meanwhile
-      std::vector<std::shared_ptr<Dispatch>> each;   // then the items' own (shape-agnostic) kernels
+      std::vector<std::shared_ptr<Dispatch>> each;   // then the items' own (shape-agnostic) kernels, launched one by one
     };
     std::vector<Launch> launches;
     for (size_t first = 0, n = 0; first < items.size(); first += n) {
@@ -634,20 +648,18 @@ BatchResult enqueue_batch(const cl::CommandQueue& queue, const std::vector<Batch
       launches.push_back(std::move(l));
     }
     std::vector<cl::Event> events;
-    ReorderOptions one = opt;  // an item run by itself (its kernel found above)
-    one.wait = false;
     for (const Launch& l : launches) {
       const size_t first = l.first, n = l.n;
       const std::vector<cl::Buffer>& args = l.args;
       const std::shared_ptr<Dispatch>& d = l.batch;
-      if (!d) {
+      if (!d) {  // each item by itself, on the kernel found above
         res.batched = false;
         for (size_t k = first; k < first + n; ++k) {
           const BatchItem& it = items[k];
-          ReorderResult r = enqueue_reorder(queue, it.src, it.src_offset, it.src_layout, it.dst, it.dst_offset,
-                                            it.dst_layout, one, CompilePolicy::agnostic);
-          res.impls.push_back(r.impl);
-          events.push_back(r.event);
+          Dispatch& each = *l.each[k - first];
+          events.push_back(launch_reorder(queue, each, it.src, it.src_offset, it.src_layout, it.dst, it.dst_offset,
+                                          it.dst_layout, opt.wait_list));
+          res.impls.push_back(each.impl);
         }
         res.launches += n;
         continue;
@@ -658,19 +670,11 @@ BatchResult enqueue_batch(const cl::CommandQueue& queue, const std::vector<Batch
         bases.push_back(items[k].dst_offset / size_of(items[k].dst_layout.data_type()));
       }
       const cl::Buffer table(ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, bases.size() * sizeof(cl_ulong), bases.data());
-      cl::Event event;
-      {
-        std::optional<BackgroundCompiler::Foreground> first_launch;
-        if (!d->launched.load(std::memory_order_relaxed)) first_launch.emplace();
-        LockedKernel k(d->kernel);
-        for (size_t j = 0; j < args.size(); ++j) k.kernel.setArg(static_cast<cl_uint>(j), args[j]);
-        k.kernel.setArg(static_cast<cl_uint>(args.size()), table);
-        queue.enqueueNDRangeKernel(k.kernel, cl::NullRange, d->global, d->local,
-                                   opt.wait_list.empty() ? nullptr : &opt.wait_list, &event);
-        if (!d->launched.exchange(true)) BackgroundCompiler::instance().note_first_launch(event);
-      }
+      events.push_back(launch(queue, *d, opt.wait_list, [&](cl::Kernel& k) {
+        for (size_t j = 0; j < args.size(); ++j) k.setArg(static_cast<cl_uint>(j), args[j]);
+        k.setArg(static_cast<cl_uint>(args.size()), table);
+      }));
       res.impls.insert(res.impls.end(), d->item_impls.begin(), d->item_impls.end());
-      events.push_back(event);
       ++res.launches;
     }
     if (events.size() == 1) res.event = events.front();
