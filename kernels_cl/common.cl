@@ -9,7 +9,8 @@
 #pragma clang diagnostic ignored "-Wpsabi"
 #endif
 
-// Float (F: float or double) to integer type T: NaN -> 0, else round to nearest even and saturate.
+// Float F to integer type T: NaN -> 0, else round to nearest even and saturate, by the library's conversion.
+// Used for f64 (F = double); f32 has the library-free forms below, which give the same results.
 #define CR_FLOAT_TO_INT(F, T, N, SUF)                                                                      \
   static inline T##N cr_##F##_to_##T##SUF(F##N f) {                                                        \
     return select(convert_##T##N##_sat_rte(f), (T##N)0, convert_##T##N(isnan(f)));                        \
