@@ -167,36 +167,47 @@ bool stream_pays(const Layout& src, const Layout& dst, const DeviceInfo& device)
   return stream_pays(static_cast<uint64_t>(src.bytes() + dst.bytes()), device);
 }
 
-std::string convert_expr(DataType from, DataType to, const std::string& v, int width) {
+std::string convert_expr(DataType from, DataType to, const std::string& v, int width, const Conversion& conv) {
   if (from == to) return "(" + v + ")";
   const std::string w = width > 1 ? std::to_string(width) : "", suf = width > 1 ? "_" + w : "";
   const std::string t = cl_type(to);
-  // f64 sources convert from double directly (to f16/bf16 through f32 rounded to odd, so the last rounding
-  // is exact); f32, f16 and bf16 widen to float exactly; integers stay integer until they meet a float.
+  const bool rtz = conv.rounding == Rounding::toward_zero;
+  // kernels_cl/common.cl's names: _rtz rounds toward zero, _wrap keeps integers modulo 2^bits.
+  const std::string r = rtz ? "_rtz" : "", to_int = r + (conv.overflow == Overflow::wrap ? "_wrap" : "") + suf;
+  const std::string narrow = is_floating(to) && size_of(to) == 2 ? "cr_f32_to_" + std::string(to_string(to)) + r + suf : "";
+  // f64 sources convert from double directly (to f16/bf16 through f32 rounded to odd when rounding to
+  // nearest, so the last rounding is exact; toward zero, truncating twice is truncating once).
   if (from == DataType::f64) {
-    switch (to) {
-      case DataType::f32: return "cr_f64_to_f32" + suf + "(" + v + ")";
-      case DataType::f16: return "cr_f32_to_f16" + suf + "(cr_f64_to_f32_odd" + suf + "(" + v + "))";
-      case DataType::bf16: return "cr_f32_to_bf16" + suf + "(cr_f64_to_f32_odd" + suf + "(" + v + "))";
-      default: return "cr_double_to_" + t + suf + "(" + v + ")";
-    }
+    const std::string f32 = "cr_f64_to_f32" + r + suf + "(" + v + ")";
+    if (to == DataType::f32) return f32;
+    if (!narrow.empty()) return narrow + "(" + (rtz ? f32 : "cr_f64_to_f32_odd" + suf + "(" + v + ")") + ")";
+    return "cr_double_to_" + t + to_int + "(" + v + ")";
   }
+  // f32, f16 and bf16 widen to float exactly; integers stay integer until they meet a float. An integer of
+  // 32 or 64 bits bound for f16 or bf16 goes through f32 rounded to odd (or truncated) for the same reason.
   std::string as_float;
   switch (from) {
     case DataType::f32: as_float = "(" + v + ")"; break;
     case DataType::f16: as_float = "cr_f16_to_f32" + suf + "(" + v + ")"; break;
     case DataType::bf16: as_float = "cr_bf16_to_f32" + suf + "(" + v + ")"; break;
-    default: as_float = "convert_float" + w + "_rte(" + v + ")"; break;
+    default:
+      as_float = !narrow.empty() && !rtz && size_of(from) >= 4 ? "cr_" + cl_type(from) + "_to_f32_odd" + suf + "(" + v + ")"
+                                                               : "convert_float" + w + (rtz ? "_rtz(" : "_rte(") + v + ")";
+      break;
   }
-  switch (to) {
-    case DataType::f32: return as_float;
-    case DataType::f16: return "cr_f32_to_f16" + suf + "(" + as_float + ")";
-    case DataType::bf16: return "cr_f32_to_bf16" + suf + "(" + as_float + ")";
-    case DataType::f64: return is_floating(from) ? "convert_double" + w + "(" + as_float + ")" : "convert_double" + w + "_rte(" + v + ")";
-    default: break;
-  }
-  if (is_floating(from)) return "cr_float_to_" + t + suf + "(" + as_float + ")";
-  return "convert_" + t + w + "_sat(" + v + ")";
+  if (to == DataType::f32) return as_float;
+  if (!narrow.empty()) return narrow + "(" + as_float + ")";
+  if (to == DataType::f64)
+    return is_floating(from) ? "convert_double" + w + "(" + as_float + ")" : "convert_double" + w + (rtz ? "_rtz(" : "_rte(") + v + ")";
+  if (is_floating(from)) return "cr_float_to_" + t + to_int + "(" + as_float + ")";
+  // Between integers: saturate, or keep the low bits through the unsigned type (C99's modular conversion).
+  if (conv.overflow == Overflow::saturate) return "convert_" + t + w + "_sat(" + v + ")";
+  const std::string ut = is_unsigned(to) ? t : "u" + t;
+  return "as_" + t + w + "(convert_" + ut + w + "(" + v + "))";
+}
+
+std::string convert_expr(const ReorderParams& p, const std::string& v, int width) {
+  return convert_expr(p.src.data_type(), p.dst.data_type(), v, width, p.conversion);
 }
 
 Tuning tuning_of(const DeviceInfo& dev) {

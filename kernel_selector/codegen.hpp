@@ -6,6 +6,7 @@
 #include <utility>
 #include <vector>
 
+#include "clreorder/kernel_selector.hpp"
 #include "clreorder/layout.hpp"
 #include "clreorder/runtime.hpp"
 
@@ -63,8 +64,11 @@ std::string join_and(const std::vector<std::string>& conditions);
 std::string cl_type(DataType t);
 
 /// Expression converting `v` (of cl_type(from), or a vector of `width` of them) to cl_type(to), with the
-/// rules of convert_element().
-std::string convert_expr(DataType from, DataType to, const std::string& v, int width = 1);
+/// rules of convert_element() under `conv`.
+std::string convert_expr(DataType from, DataType to, const std::string& v, int width, const Conversion& conv);
+
+/// The same for a problem's source and destination types and conversion.
+std::string convert_expr(const ReorderParams& p, const std::string& v, int width = 1);
 
 /// Elements of `t` in 4 bytes (1 for 4- and 8-byte types): the unit a store can be widened to.
 int64_t pack_of(DataType t);

@@ -251,7 +251,7 @@ class StagedReorder : public ReorderImpl {
     kd.impl = name();
     Jit jit = reorder_jit(p, "reorder_staged", kd);
     jit.def("GRID_COUNT", grid_count).def("GRID_DECODE(w)", macro_lines(lines)).def("TILE_BODY", macro_lines(walk_tiles(sp.loop, body)));
-    for (int w : widths) jit.def("CONVERT_V" + num(w) + "(v)", convert_expr(p.src.data_type(), p.dst.data_type(), "v", w));
+    for (int w : widths) jit.def("CONVERT_V" + num(w) + "(v)", convert_expr(p, "v", w));
     finish_kernel(kd, jit, "reorder_staged.cl", static_cast<size_t>(grid_count), config_for(p.device).local, p.device);
     return kd;
   }

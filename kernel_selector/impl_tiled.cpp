@@ -357,7 +357,7 @@ class TiledReorder : public ReorderImpl {
     kd.impl = name();
     Jit jit = reorder_jit(p, "reorder_tiled", kd);
     jit.def("GRID_COUNT", grid_count).def("GRID_DECODE(w)", macro_lines(lines)).def("TILE_LOOPS", macro_lines(body));
-    if (vec > 1) jit.def("CONVERT_V(v)", convert_expr(p.src.data_type(), p.dst.data_type(), "v", vec));
+    if (vec > 1) jit.def("CONVERT_V(v)", convert_expr(p, "v", vec));
     finish_kernel(kd, jit, "reorder_tiled.cl", static_cast<size_t>(grid_count), config_for(p.device).local, p.device);
     return kd;
   }

@@ -69,7 +69,7 @@ Jit reorder_jit(const ReorderParams& p, const std::string& prefix, KernelData& k
       .def("SRC_T", cl_type(p.src.data_type()))
       .def("DST_T", cl_type(p.dst.data_type()))
       .def("IDX_T", needs_64bit(p.src, p.dst) ? "long" : "int")
-      .def("CONVERT(v)", convert_expr(p.src.data_type(), p.dst.data_type(), "v"));
+      .def("CONVERT(v)", convert_expr(p, "v"));
   return jit;
 }
 

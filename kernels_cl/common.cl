@@ -9,47 +9,101 @@
 #pragma clang diagnostic ignored "-Wpsabi"
 #endif
 
-// Float F to integer type T: NaN -> 0, else round to nearest even and saturate, by the library's conversion.
-// Used for f64 (F = double); f32 has the library-free forms below, which give the same results.
-#define CR_FLOAT_TO_INT(F, T, N, SUF)                                                                      \
-  static inline T##N cr_##F##_to_##T##SUF(F##N f) {                                                        \
-    return select(convert_##T##N##_sat_rte(f), (T##N)0, convert_##T##N(isnan(f)));                        \
-  }
-// ... to every integer type.
-#define CR_FLOAT_TO_INTS(F, N, SUF)                                                                        \
-  CR_FLOAT_TO_INT(F, char, N, SUF)                                                                         \
-  CR_FLOAT_TO_INT(F, uchar, N, SUF)                                                                        \
-  CR_FLOAT_TO_INT(F, short, N, SUF)                                                                        \
-  CR_FLOAT_TO_INT(F, ushort, N, SUF)                                                                       \
-  CR_FLOAT_TO_INT(F, int, N, SUF)                                                                          \
-  CR_FLOAT_TO_INT(F, uint, N, SUF)                                                                         \
-  CR_FLOAT_TO_INT(F, long, N, SUF)                                                                         \
-  CR_FLOAT_TO_INT(F, ulong, N, SUF)
+// Naming: cr_<from>_to_<to>[_rtz][_wrap]<SUF>: without _rtz a conversion rounds to nearest even, with it
+// toward zero; without _wrap an integer destination saturates, with it keeps the value modulo 2^bits (two's
+// complement). NaN becomes 0 in every integer destination. SUF is the vector width (_2 .. _16, none for
+// scalars).
 
-// f32 to an integer type of 8 or 16 bits (LO..HI), as CR_FLOAT_TO_INT but without a library call: clamped
-// first (NaN compares false and stays), every value is below 2^22 in magnitude, so adding 1.5 * 2^23 puts it,
-// rounded to nearest even by the addition itself, in the float's low mantissa bits, which an integer
-// subtraction reads. PoCL's convert_char8_sat_rte made an f32 -> i8 reorder take 3.4x this form's time
-// (perf/clreorder_ab, bfyx -> b_fs_yx_fsv4 8x64x112x112: 2.13 against 0.63 ms, a plain convert 0.54).
+// Float F (double) to integer type T, saturating: NaN -> 0, else the library's conversion with rounding R.
+#define CR_FLOAT_TO_INT(F, T, N, SUF, R, RSUF)                                                             \
+  static inline T##N cr_##F##_to_##T##RSUF##SUF(F##N f) {                                                  \
+    return select(convert_##T##N##_sat_##R(f), (T##N)0, convert_##T##N(isnan(f)));                        \
+  }
+// ... wrapping: the rounded value modulo 2^64 (cr_f64_mod64), then its low bits (an unsigned conversion
+// between integers keeps the value modulo 2^bits, by C99's rules, which OpenCL C's conversions follow).
+#define CR_DOUBLE_TO_INT_WRAP(T, UT, N, SUF)                                                               \
+  static inline T##N cr_double_to_##T##_wrap##SUF(double##N f) {                                           \
+    return as_##T##N(convert_##UT##N(cr_f64_mod64##SUF(rint(f))));                                        \
+  }                                                                                                        \
+  static inline T##N cr_double_to_##T##_rtz_wrap##SUF(double##N f) {                                      \
+    return as_##T##N(convert_##UT##N(cr_f64_mod64##SUF(trunc(f))));                                       \
+  }
+#define CR_DOUBLE_TO_INT(T, UT, N, SUF)                                                                    \
+  CR_FLOAT_TO_INT(double, T, N, SUF, rte, )                                                                \
+  CR_FLOAT_TO_INT(double, T, N, SUF, rtz, _rtz)                                                            \
+  CR_DOUBLE_TO_INT_WRAP(T, UT, N, SUF)
+// ... to every integer type.
+#define CR_DOUBLE_TO_INTS(N, SUF)                                                                        \
+  CR_DOUBLE_TO_INT(char, uchar, N, SUF)                                                                    \
+  CR_DOUBLE_TO_INT(uchar, uchar, N, SUF)                                                                   \
+  CR_DOUBLE_TO_INT(short, ushort, N, SUF)                                                                  \
+  CR_DOUBLE_TO_INT(ushort, ushort, N, SUF)                                                                 \
+  CR_DOUBLE_TO_INT(int, uint, N, SUF)                                                                      \
+  CR_DOUBLE_TO_INT(uint, uint, N, SUF)                                                                     \
+  CR_DOUBLE_TO_INT(long, ulong, N, SUF)                                                                    \
+  CR_DOUBLE_TO_INT(ulong, ulong, N, SUF)
+
+// f32 rounded to an integral value without a library call: to nearest even by adding and subtracting 2^23
+// with f's sign below 2^23 (from 2^23 on every float is an integer), toward zero by an int conversion there.
+// NaN and infinities pass through.
+#define CR_F32_ROUNDING(N, SUF)                                                                            \
+  static inline float##N cr_f32_rint##SUF(float##N f) {                                                    \
+    const uint##N bits = as_uint##N(f);                                                                    \
+    const float##N big = as_float##N((bits & 0x80000000u) | 0x4b000000u);                                  \
+    return select(f, (f + big) - big, as_int##N(bits & 0x7fffffffu) < 0x4b000000);                         \
+  }                                                                                                        \
+  static inline float##N cr_f32_trunc##SUF(float##N f) {                                                   \
+    return select(f, convert_float##N(convert_int##N(f)), as_int##N(as_uint##N(f) & 0x7fffffffu) < 0x4b000000); \
+  }                                                                                                        \
+  /* An integral f modulo 2^64, two's complement for negatives: from 2^63 on, f = m * 2^e with e >= 40, */ \
+  /* so the low 64 bits are m shifted (none from e = 64 on: NaN and infinities give 0). */                 \
+  static inline ulong##N cr_f32_mod64##SUF(float##N f) {                                                   \
+    const uint##N x = as_uint##N(f);                                                                       \
+    const long##N small = convert_long##N(as_int##N(x & 0x7fffffffu) < 0x5f000000);                        \
+    const long##N e = convert_long##N((x >> 23) & 0xffu) - 150;                                            \
+    const ulong##N m = convert_ulong##N((x & 0x7fffffu) | 0x800000u);                                      \
+    ulong##N high = select(m << as_ulong##N(e & 63), (ulong##N)0, convert_long##N(e >= 64));                                \
+    high = select(high, (ulong##N)0 - high, convert_long##N(as_int##N(x) < 0));                            \
+    return select(high, as_ulong##N(convert_long##N(select((float##N)0.0f, f, convert_int##N(small)))), small); \
+  }
+
+// f32 to an integer type of 8 or 16 bits (LO..HI), saturating, without a library call: clamped first (NaN
+// compares false and stays), every value is below 2^22 in magnitude, so adding 1.5 * 2^23 puts it, rounded
+// to nearest even by the addition itself, in the float's low mantissa bits, which an integer subtraction
+// reads; toward zero, an int conversion truncates it. PoCL's convert_char8_sat_rte made an f32 -> i8 reorder
+// take 3.4x this form's time (perf/clreorder_ab, bfyx -> b_fs_yx_fsv4 8x64x112x112: 2.13 against 0.63 ms, a
+// plain convert 0.54).
 #define CR_F32_TO_SMALL_INT(T, N, SUF, LO, HI)                                                             \
   static inline T##N cr_float_to_##T##SUF(float##N f) {                                                    \
     const float##N c = select(select(f, (float##N)(HI), f > (HI)), (float##N)(LO), f < (LO));              \
     const int##N r = as_int##N(c + 12582912.0f) - 0x4b400000;                                              \
     return select(convert_##T##N(r), (T##N)0, convert_##T##N(f != f));                                     \
+  }                                                                                                        \
+  static inline T##N cr_float_to_##T##_rtz##SUF(float##N f) {                                              \
+    const float##N c = select(select(f, (float##N)(HI), f > (HI)), (float##N)(LO), f < (LO));              \
+    return select(convert_##T##N(convert_int##N(c)), (T##N)0, convert_##T##N(f != f));                     \
   }
-// f32 to a 32- or 64-bit integer type the same way: below 2^23 in magnitude, adding and subtracting 2^23 with
-// f's sign rounds f to nearest even (from 2^23 on every float is an integer); NaN becomes 0 and the rest is
-// clamped to LO..HI (HI: the largest float below the type's limit) before the conversion, which then
-// truncates an integer in range, and values from LIMIT on give MAXV. convert_int8_sat_rte took 2.6x a plain
-// conversion's time in an f32 -> i32 reorder (bfyx -> byxf 8x64x56x56).
-#define CR_F32_TO_WIDE_INT(T, N, SUF, LO, HI, LIMIT, MAXV)                                                 \
-  static inline T##N cr_float_to_##T##SUF(float##N f) {                                                    \
-    const uint##N bits = as_uint##N(f);                                                                    \
-    const float##N big = as_float##N((bits & 0x80000000u) | 0x4b000000u);                                  \
-    float##N r = select(f, (f + big) - big, as_int##N(bits & 0x7fffffffu) < 0x4b000000);                   \
+// f32 to a 32- or 64-bit integer type, saturating: rounded (cr_f32_rint or cr_f32_trunc), NaN becomes 0 and
+// the rest is clamped to LO..HI (HI: the largest float below the type's limit) before the conversion, which
+// then truncates an integer in range, and values from LIMIT on give MAXV. convert_int8_sat_rte took 2.6x a
+// plain conversion's time in an f32 -> i32 reorder (bfyx -> byxf 8x64x56x56).
+#define CR_F32_TO_WIDE_INT_R(T, N, SUF, LO, HI, LIMIT, MAXV, ROUND, RSUF)                                  \
+  static inline T##N cr_float_to_##T##RSUF##SUF(float##N f) {                                              \
+    float##N r = ROUND##SUF(f);                                                                            \
     r = select(r, (float##N)0.0f, r != r);                                                                 \
     r = select(select(r, (float##N)(LO), r < (LO)), (float##N)(HI), r > (HI));                             \
     return select(convert_##T##N(r), (T##N)(MAXV), convert_##T##N(f >= (LIMIT)));                          \
+  }
+#define CR_F32_TO_WIDE_INT(T, N, SUF, LO, HI, LIMIT, MAXV)                                                 \
+  CR_F32_TO_WIDE_INT_R(T, N, SUF, LO, HI, LIMIT, MAXV, cr_f32_rint, )                                      \
+  CR_F32_TO_WIDE_INT_R(T, N, SUF, LO, HI, LIMIT, MAXV, cr_f32_trunc, _rtz)
+// f32 to any integer type, wrapping: rounded, then the low bits of the value modulo 2^64.
+#define CR_F32_TO_INT_WRAP(T, UT, N, SUF)                                                                  \
+  static inline T##N cr_float_to_##T##_wrap##SUF(float##N f) {                                             \
+    return as_##T##N(convert_##UT##N(cr_f32_mod64##SUF(cr_f32_rint##SUF(f))));                             \
+  }                                                                                                        \
+  static inline T##N cr_float_to_##T##_rtz_wrap##SUF(float##N f) {                                         \
+    return as_##T##N(convert_##UT##N(cr_f32_mod64##SUF(cr_f32_trunc##SUF(f))));                            \
   }
 #define CR_F32_TO_INTS(N, SUF)                                                                             \
   CR_F32_TO_SMALL_INT(char, N, SUF, -128.0f, 127.0f)                                                       \
@@ -61,7 +115,24 @@
   CR_F32_TO_WIDE_INT(long, N, SUF, -9223372036854775808.0f, 9223371487098961920.0f, 9223372036854775808.0f, \
                      0x7fffffffffffffffl)                                                                  \
   CR_F32_TO_WIDE_INT(ulong, N, SUF, 0.0f, 18446742974197923840.0f, 18446744073709551616.0f,                \
-                     0xfffffffffffffffful)
+                     0xfffffffffffffffful)                                                                 \
+  CR_F32_TO_INT_WRAP(char, uchar, N, SUF)                                                                  \
+  CR_F32_TO_INT_WRAP(uchar, uchar, N, SUF)                                                                 \
+  CR_F32_TO_INT_WRAP(short, ushort, N, SUF)                                                                \
+  CR_F32_TO_INT_WRAP(ushort, ushort, N, SUF)                                                               \
+  CR_F32_TO_INT_WRAP(int, uint, N, SUF)                                                                    \
+  CR_F32_TO_INT_WRAP(uint, uint, N, SUF)                                                                   \
+  CR_F32_TO_INT_WRAP(long, ulong, N, SUF)                                                                  \
+  CR_F32_TO_INT_WRAP(ulong, ulong, N, SUF)
+
+// A 32- or 64-bit integer to f32 rounded to odd (toward zero, the lowest bit set when inexact): rounding that
+// once more to f16 or bf16 gives the correctly rounded result, where rounding to nearest twice can miss it
+// (i32 2^24 + 2^16 + 1 to bf16). 8- and 16-bit integers are exact in f32.
+#define CR_INT_TO_F32_ODD(T, N, SUF)                                                                       \
+  static inline float##N cr_##T##_to_f32_odd##SUF(T##N v) {                                                \
+    const float##N t = convert_float##N##_rtz(v);                                                          \
+    return as_float##N(as_uint##N(t) | (convert_uint##N(convert_##T##N(t) != v) & 1u));                    \
+  }
 
 // A family of conversion functions M(N, SUF) for scalars and vectors of 2, 4, 8 and 16.
 #define CR_EACH_WIDTH(M) M(, ) M(2, _2) M(4, _4) M(8, _8) M(16, _16)
@@ -100,8 +171,29 @@
   static inline float##N cr_bf16_to_f32##SUF(ushort##N h) {                                                \
     return as_float##N(convert_uint##N(h) << 16);                                                          \
   }                                                                                                        \
-  /* float -> integer: NaN -> 0, else round to nearest even and saturate. */                              \
-  CR_F32_TO_INTS(N, SUF)
+  /* f32 -> f16 bits toward zero: finite values beyond the largest half give it (65504), infinities stay. */ \
+  static inline ushort##N cr_f32_to_f16_rtz##SUF(float##N f) {                                             \
+    const uint##N x = as_uint##N(f);                                                                      \
+    const uint##N sign = (x >> 16) & 0x8000u, ax = x & 0x7fffffffu;                                       \
+    /* below 2^-14 |f| * 2^24 is exact and its conversion truncates */                                     \
+    uint##N r = select(convert_uint##N(as_float##N(ax) * 0x1.0p24f), (ax - 0x38000000u) >> 13,             \
+                       as_uint##N(ax >= 0x38800000u));                                                     \
+    r = select(r, (uint##N)0x7bffu, as_uint##N(ax >= 0x47800000u));                                        \
+    r = select(r, (uint##N)0x7c00u, as_uint##N(ax >= 0x7f800000u));                                        \
+    r = select(r, 0x7e00u | ((ax >> 13) & 0x3ffu), as_uint##N(ax > 0x7f800000u));                          \
+    return convert_ushort##N(sign | r);                                                                   \
+  }                                                                                                       \
+  /* f32 -> bf16 bits toward zero (the exponent range is f32's: nothing overflows). */                      \
+  static inline ushort##N cr_f32_to_bf16_rtz##SUF(float##N f) {                                            \
+    const uint##N x = as_uint##N(f);                                                                      \
+    return convert_ushort##N(select(x >> 16, (x >> 16) | 0x40u, as_uint##N((x & 0x7fffffffu) > 0x7f800000u))); \
+  }                                                                                                        \
+  CR_F32_ROUNDING(N, SUF)                                                                                  \
+  CR_F32_TO_INTS(N, SUF)                                                                                   \
+  CR_INT_TO_F32_ODD(int, N, SUF)                                                                           \
+  CR_INT_TO_F32_ODD(uint, N, SUF)                                                                          \
+  CR_INT_TO_F32_ODD(long, N, SUF)                                                                          \
+  CR_INT_TO_F32_ODD(ulong, N, SUF)
 
 CR_EACH_WIDTH(CR_CONVERSIONS)
 #undef CR_CONVERSIONS
@@ -126,16 +218,37 @@ CR_EACH_WIDTH(CR_CONVERSIONS)
     return as_float##N(select(as_uint##N(t) | inexact, as_uint##N(cr_f64_to_f32##SUF(d)),                  \
                               convert_uint##N(isnan(d))));                                                \
   }                                                                                                       \
-  CR_FLOAT_TO_INTS(double, N, SUF)
+  /* f64 -> f32 toward zero (finite values beyond f32's range give its largest); NaN as cr_f64_to_f32. */  \
+  static inline float##N cr_f64_to_f32_rtz##SUF(double##N d) {                                             \
+    return as_float##N(select(as_uint##N(convert_float##N##_rtz(d)), as_uint##N(cr_f64_to_f32##SUF(d)),    \
+                              convert_uint##N(isnan(d))));                                                \
+  }                                                                                                       \
+  /* An integral d modulo 2^64, as cr_f32_mod64: from 2^63 on, d = m * 2^e with e >= 11. */                 \
+  static inline ulong##N cr_f64_mod64##SUF(double##N d) {                                                  \
+    const ulong##N x = as_ulong##N(d);                                                                    \
+    const long##N small = convert_long##N(as_long##N(x & 0x7ffffffffffffffful) < 0x43e0000000000000l);                      \
+    const long##N e = as_long##N((x >> 52) & 0x7fful) - 1075;                                              \
+    const ulong##N m = (x & 0xffffffffffffful) | 0x10000000000000ul;                                       \
+    ulong##N high = select(m << as_ulong##N(e & 63), (ulong##N)0, convert_long##N(e >= 64));                                \
+    high = select(high, (ulong##N)0 - high, convert_long##N(as_long##N(x) < 0));                                            \
+    return select(high, as_ulong##N(convert_long##N(select((double##N)0.0, d, small))), small);            \
+  }                                                                                                       \
+  CR_DOUBLE_TO_INTS(N, SUF)
 
 CR_EACH_WIDTH(CR_CONVERSIONS_F64)
 #undef CR_CONVERSIONS_F64
 #endif
 #undef CR_EACH_WIDTH
-#undef CR_FLOAT_TO_INTS
+#undef CR_DOUBLE_TO_INTS
+#undef CR_DOUBLE_TO_INT
+#undef CR_DOUBLE_TO_INT_WRAP
+#undef CR_F32_ROUNDING
 #undef CR_F32_TO_INTS
 #undef CR_F32_TO_SMALL_INT
 #undef CR_F32_TO_WIDE_INT
+#undef CR_F32_TO_WIDE_INT_R
+#undef CR_F32_TO_INT_WRAP
+#undef CR_INT_TO_F32_ODD
 #undef CR_FLOAT_TO_INT
 
 // A run of components of a vector, as the transpose network writes it: CR_SW4(v, 8, 9, a, b) is v.s89ab, one

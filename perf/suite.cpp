@@ -223,7 +223,7 @@ int main(int argc, char** argv) {
       Layout dst(format_from_name(c.to), parse_data_type(c.to_dtype), shape, dp, dp);
       if (!impl.empty()) {
         std::string declined;
-        for (const Verdict& v : KernelSelector::instance().explain(ReorderParams{src, dst, engine.info()}))
+        for (const Verdict& v : KernelSelector::instance().explain(ReorderParams{src, dst, engine.info(), {}}))
           if (v.impl == impl) declined = v.declines;
         if (!declined.empty()) {
           std::printf("| %s | %s declines: %s |\n", label.c_str(), impl.c_str(), declined.c_str());

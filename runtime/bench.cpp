@@ -44,7 +44,8 @@ std::string BenchResult::json(const Layout& src, const Layout& dst) const {
   return out.dump();
 }
 
-BenchResult bench_reorder(const Engine& engine, const Layout& src, const Layout& dst, const std::string& force, int runs) {
+BenchResult bench_reorder(const Engine& engine, const Layout& src, const Layout& dst, const std::string& force, int runs,
+                          const Conversion& conv) {
   if (runs < 1) throw Error("bench: runs must be at least 1, got " + std::to_string(runs));
   check_compatible(src, dst);
   for (const Layout* l : {&src, &dst}) check_fits_device(engine.info(), *l);
@@ -64,6 +65,7 @@ BenchResult bench_reorder(const Engine& engine, const Layout& src, const Layout&
     q.finish();
     ReorderOptions opt;
     opt.force_impl = force;
+    opt.conversion = conv;
     opt.wait = false;
     opt.policy = CompilePolicy::wait;  // time the selector's kernel, never the shape-agnostic one meanwhile
     for (int i = 0; i < 3; ++i) {  // warm-up: compile, first launch, page faults
@@ -106,7 +108,7 @@ BenchResult bench_reorder(const Engine& engine, const Layout& src, const Layout&
     // Host overhead: the same number of cached reorder() calls and bare enqueues of its kernel, not waited for.
     const int n_enqueue = 50;
     std::vector<double> ours, bare;
-    KernelData kd = plan_reorder(engine.info(), src, dst, force);
+    KernelData kd = plan_reorder(engine.info(), src, dst, force, conv);
     KernelHandle h = ProgramCache::instance().handle(ctx, engine.device(), kd.source);
     const cl::Buffer plans = plans_buffer(ctx, kd);
     {
@@ -153,7 +155,7 @@ std::string BatchBenchResult::json() const {
 }
 
 BatchBenchResult bench_batch(const Engine& engine, const std::vector<std::pair<Layout, Layout>>& pairs,
-                             const std::string& force, int runs) {
+                             const std::string& force, int runs, const Conversion& conv) {
   if (runs < 1) throw Error("bench: runs must be at least 1, got " + std::to_string(runs));
   if (pairs.empty()) throw Error("bench: the batch lists no reorder");
   BatchBenchResult r;
@@ -174,7 +176,7 @@ BatchBenchResult bench_batch(const Engine& engine, const std::vector<std::pair<L
   for (size_t k = 0; k < pairs.size(); ++k) {
     const std::vector<uint8_t> p = make_pattern(pairs[k].first);
     std::copy(p.begin(), p.end(), sources.begin() + static_cast<std::ptrdiff_t>(at[k].first));
-    reference_reorder(pairs[k].first, p.data(), pairs[k].second, want.data() + at[k].second);
+    reference_reorder(pairs[k].first, p.data(), pairs[k].second, want.data() + at[k].second, conv);
   }
   try {
     const cl::Context& ctx = engine.context();
@@ -186,6 +188,7 @@ BatchBenchResult bench_batch(const Engine& engine, const std::vector<std::pair<L
       items.push_back(BatchItem{s, at[k].first, pairs[k].first, d, at[k].second, pairs[k].second});
     ReorderOptions opt;
     opt.force_impl = force;
+    opt.conversion = conv;
     opt.policy = CompilePolicy::wait;  // both forms on their specialised kernels
     auto one_by_one = [&] {
       for (const BatchItem& it : items) reorder(engine, it.src, it.src_offset, it.src_layout, it.dst, it.dst_offset, it.dst_layout, opt);

@@ -21,6 +21,10 @@ struct clreorder_layout_t {
   clreorder::Layout layout;
 };
 
+struct clreorder_attr_t {
+  clreorder::Conversion conversion;
+};
+
 namespace {
 
 thread_local std::string last_error;
@@ -172,15 +176,43 @@ clreorder_status clreorder_layout_describe(clreorder_layout layout, char* text, 
   return guarded(__func__, [&] { copy_text(layout->layout.describe(), text, size, length); });
 }
 
+clreorder_status clreorder_attr_create(clreorder_attr* out) {
+  CR_REQUIRE(out);
+  return guarded(__func__, [&] { *out = new clreorder_attr_t{}; });
+}
+
+void clreorder_attr_release(clreorder_attr attr) { delete attr; }
+
+clreorder_status clreorder_attr_set_rounding(clreorder_attr attr, const char* mode) {
+  CR_REQUIRE(attr);
+  CR_REQUIRE(mode);
+  return guarded(__func__, [&] { attr->conversion.rounding = clreorder::parse_rounding(mode); });
+}
+
+clreorder_status clreorder_attr_set_overflow(clreorder_attr attr, const char* mode) {
+  CR_REQUIRE(attr);
+  CR_REQUIRE(mode);
+  return guarded(__func__, [&] { attr->conversion.overflow = clreorder::parse_overflow(mode); });
+}
+
 clreorder_status clreorder_reorder(clreorder_context context, cl_mem src, size_t src_offset, clreorder_layout src_layout,
                                    cl_mem dst, size_t dst_offset, clreorder_layout dst_layout, cl_uint num_events,
                                    const cl_event* wait_list, cl_event* event) {
+  return clreorder_reorder_attr(context, src, src_offset, src_layout, dst, dst_offset, dst_layout, nullptr, num_events,
+                                wait_list, event);
+}
+
+clreorder_status clreorder_reorder_attr(clreorder_context context, cl_mem src, size_t src_offset,
+                                        clreorder_layout src_layout, cl_mem dst, size_t dst_offset,
+                                        clreorder_layout dst_layout, clreorder_attr attr, cl_uint num_events,
+                                        const cl_event* wait_list, cl_event* event) {
   CR_REQUIRE(context);
   CR_REQUIRE(src_layout);
   CR_REQUIRE(dst_layout);
   if (num_events > 0) CR_REQUIRE(wait_list);
   return guarded(__func__, [&] {
     clreorder::ReorderOptions opt;
+    if (attr) opt.conversion = attr->conversion;
     for (cl_uint i = 0; i < num_events; ++i) opt.wait_list.emplace_back(wait_list[i], true);
     const cl::Buffer s = callers_buffer(src), d = callers_buffer(dst);
     clreorder::ReorderResult r =
@@ -194,11 +226,18 @@ clreorder_status clreorder_reorder(clreorder_context context, cl_mem src, size_t
 
 clreorder_status clreorder_reorder_batch(clreorder_context context, size_t count, const clreorder_batch_item* items,
                                          cl_uint num_events, const cl_event* wait_list, cl_event* event, size_t* launches) {
+  return clreorder_reorder_batch_attr(context, count, items, nullptr, num_events, wait_list, event, launches);
+}
+
+clreorder_status clreorder_reorder_batch_attr(clreorder_context context, size_t count, const clreorder_batch_item* items,
+                                              clreorder_attr attr, cl_uint num_events, const cl_event* wait_list,
+                                              cl_event* event, size_t* launches) {
   CR_REQUIRE(context);
   if (count > 0) CR_REQUIRE(items);
   if (num_events > 0) CR_REQUIRE(wait_list);
   return guarded(__func__, [&] {
     clreorder::ReorderOptions opt;
+    if (attr) opt.conversion = attr->conversion;
     for (cl_uint i = 0; i < num_events; ++i) opt.wait_list.emplace_back(wait_list[i], true);
     std::vector<clreorder::BatchItem> list;
     for (size_t i = 0; i < count; ++i) {
@@ -218,6 +257,11 @@ clreorder_status clreorder_reorder_batch(clreorder_context context, size_t count
 
 clreorder_status clreorder_precompile(clreorder_context context, size_t count, const clreorder_layout* src_layouts,
                                       const clreorder_layout* dst_layouts) {
+  return clreorder_precompile_attr(context, count, src_layouts, dst_layouts, nullptr);
+}
+
+clreorder_status clreorder_precompile_attr(clreorder_context context, size_t count, const clreorder_layout* src_layouts,
+                                           const clreorder_layout* dst_layouts, clreorder_attr attr) {
   CR_REQUIRE(context);
   if (count > 0) {
     CR_REQUIRE(src_layouts);
@@ -229,7 +273,7 @@ clreorder_status clreorder_precompile(clreorder_context context, size_t count, c
       if (!src_layouts[i] || !dst_layouts[i]) throw clreorder::Error("layout pair " + std::to_string(i) + " holds a NULL layout");
       pairs.emplace_back(src_layouts[i]->layout, dst_layouts[i]->layout);
     }
-    clreorder::prepare(context->engine, pairs);
+    clreorder::prepare(context->engine, pairs, "", attr ? attr->conversion : clreorder::Conversion{});
   });
 }
 

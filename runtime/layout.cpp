@@ -113,6 +113,29 @@ bool is_unsigned(DataType t) {
   return t == DataType::u8 || t == DataType::u16 || t == DataType::u32 || t == DataType::u64;
 }
 
+const char* to_string(Rounding r) { return r == Rounding::toward_zero ? "toward-zero" : "nearest-even"; }
+
+const char* to_string(Overflow o) { return o == Overflow::wrap ? "wrap" : "saturate"; }
+
+Rounding parse_rounding(const std::string& name) {
+  for (Rounding r : {Rounding::nearest_even, Rounding::toward_zero})
+    if (name == to_string(r)) return r;
+  throw Error("unknown rounding '" + name + "' (expected nearest-even or toward-zero)");
+}
+
+Overflow parse_overflow(const std::string& name) {
+  for (Overflow o : {Overflow::saturate, Overflow::wrap})
+    if (name == to_string(o)) return o;
+  throw Error("unknown overflow mode '" + name + "' (expected saturate or wrap)");
+}
+
+std::string Conversion::key() const {
+  std::string out;
+  if (rounding != Rounding::nearest_even) out += std::string("round=") + to_string(rounding);
+  if (overflow != Overflow::saturate) out += std::string(out.empty() ? "" : ",") + "overflow=" + to_string(overflow);
+  return out;
+}
+
 Dims parse_dims(const std::string& text) {
   Dims out;
   size_t pos = 0;

@@ -27,20 +27,41 @@ float float_of(uint32_t u) {
 
 __extension__ typedef __int128 Wide;  // holds every i64 and u64 value, so saturation is one comparison
 
+// The low bits of an integer, as a C cast between integers (two's complement).
 template <class T>
-T float_to_int(double f) {
+T wrap_to(uint64_t v) {
+  return static_cast<T>(static_cast<std::make_unsigned_t<T>>(v));
+}
+
+template <class T>
+T float_to_int(double f, const Conversion& conv) {
   if (std::isnan(f)) return 0;
-  double r = std::nearbyint(f);
+  const double r = conv.rounding == Rounding::toward_zero ? std::trunc(f) : std::nearbyint(f);
+  if (conv.overflow == Overflow::wrap) {
+    // The integral r modulo 2^64 (fmod is exact), negated modulo 2^64 when negative; infinities give 0.
+    if (std::isinf(r)) return 0;
+    const uint64_t low = static_cast<uint64_t>(std::fmod(std::fabs(r), 18446744073709551616.0));
+    return wrap_to<T>(r < 0 ? uint64_t{0} - low : low);
+  }
   if (r <= static_cast<double>(std::numeric_limits<T>::min())) return std::numeric_limits<T>::min();
   if (r >= static_cast<double>(std::numeric_limits<T>::max())) return std::numeric_limits<T>::max();
   return static_cast<T>(r);
 }
 
 template <class T>
-T int_to_int(Wide v) {
+T int_to_int(Wide v, const Conversion& conv) {
+  if (conv.overflow == Overflow::wrap) return wrap_to<T>(static_cast<uint64_t>(v));
   if (v < static_cast<Wide>(std::numeric_limits<T>::min())) return std::numeric_limits<T>::min();
   if (v > static_cast<Wide>(std::numeric_limits<T>::max())) return std::numeric_limits<T>::max();
   return static_cast<T>(v);
+}
+
+// `t`, the nearest-even rounding of the exact value `x`, moved toward zero when it rounded away from it: `x`
+// rounded toward zero (a finite value that overflowed to infinity becomes the largest finite one).
+template <class F>
+F toward_zero(F t, long double x) {
+  if (std::fabs(static_cast<long double>(t)) > std::fabs(x)) t = std::nextafter(t, F(0));
+  return t;
 }
 
 // An element read into the form that keeps it exact: f32, f16 and bf16 as float; f64 as double; integers
@@ -80,28 +101,32 @@ Value load(DataType t, const void* p) {
   return {Value::integer, 0, 0, false, 0};
 }
 
-// An integer to f32, rounded to nearest even once (from its own 64-bit type, as the device's convert_float_rte).
-float int_to_f32(const Value& v) {
-  return v.is_unsigned ? static_cast<float>(static_cast<uint64_t>(v.i)) : static_cast<float>(static_cast<int64_t>(v.i));
+// An integer or an f64 as an exact long double (its 64-bit mantissa holds every i64 and u64, and every f64).
+long double exact(const Value& v) {
+  if (v.kind == Value::integer)
+    return v.is_unsigned ? static_cast<long double>(static_cast<uint64_t>(v.i)) : static_cast<long double>(static_cast<int64_t>(v.i));
+  return v.kind == Value::dbl ? static_cast<long double>(v.f) : static_cast<long double>(v.sf);
 }
 
-// The value as f32: for the f32 destination (`nearest`) an f64 is rounded to nearest even; for f16 and bf16
-// it is rounded to odd (toward zero, then the lowest bit set when inexact), so that rounding that f32 once
-// more gives the correctly rounded result (f32 keeps at least two more bits). NaN keeps its sign and top
+// The value as f32, rounded once. Where it is final (`final`: the f32 destination) it rounds by `r`; where f16
+// or bf16 round it once more, to nearest even it is rounded to odd (toward zero, then the lowest bit set when
+// inexact), so that the second rounding gives the correctly rounded result (f32 keeps at least two more
+// bits), and toward zero it is truncated (truncating twice is truncating once). NaN keeps its sign and top
 // payload bits, quiet, either way.
-float to_single(const Value& v, bool nearest) {
+float to_single(const Value& v, bool final, Rounding r) {
   if (v.kind == Value::single) return v.sf;
-  if (v.kind == Value::integer) return int_to_f32(v);
-  if (nearest || std::isnan(v.f)) return f64_to_f32(v.f);
-  float t = static_cast<float>(v.f);
-  if (std::fabs(static_cast<double>(t)) > std::fabs(v.f)) t = std::nextafter(t, 0.0f);
-  if (static_cast<double>(t) != v.f) t = float_of(bits_of(t) | 1u);
-  return t;
+  if (v.kind == Value::dbl && std::isnan(v.f)) return f64_to_f32(v.f);
+  const long double x = exact(v);
+  const float nearest = static_cast<float>(x);  // IEEE round to nearest even from the exact value
+  if (final && r == Rounding::nearest_even) return nearest;
+  const float t = toward_zero(nearest, x);
+  if (r == Rounding::toward_zero || static_cast<long double>(t) == x) return t;
+  return float_of(bits_of(t) | 1u);
 }
 
 template <class T>
-void store_int(const Value& v, void* p) {
-  T out = v.kind == Value::integer ? int_to_int<T>(v.i) : float_to_int<T>(v.f);
+void store_int(const Value& v, void* p, const Conversion& conv) {
+  T out = v.kind == Value::integer ? int_to_int<T>(v.i, conv) : float_to_int<T>(v.f, conv);
   std::memcpy(p, &out, sizeof(T));
 }
 
@@ -147,6 +172,21 @@ uint16_t f32_to_bf16(float f) {
 
 float bf16_to_f32(uint16_t h) { return float_of(static_cast<uint32_t>(h) << 16); }
 
+uint16_t f32_to_f16_rtz(float f) {
+  const uint32_t x = bits_of(f), sign = (x >> 16) & 0x8000u, ax = x & 0x7fffffffu;
+  if (ax > 0x7f800000u) return f32_to_f16(f);                                 // NaN as to nearest
+  if (ax == 0x7f800000u) return static_cast<uint16_t>(sign | 0x7c00u);        // infinities stay
+  if (ax >= 0x47800000u) return static_cast<uint16_t>(sign | 0x7bffu);        // from 2^16: the largest half
+  if (ax >= 0x38800000u) return static_cast<uint16_t>(sign | ((ax - 0x38000000u) >> 13));
+  return static_cast<uint16_t>(sign | static_cast<uint32_t>(std::ldexp(std::fabs(f), 24)));  // subnormal: truncated
+}
+
+uint16_t f32_to_bf16_rtz(float f) {
+  const uint32_t x = bits_of(f);
+  if ((x & 0x7fffffffu) > 0x7f800000u) return f32_to_bf16(f);
+  return static_cast<uint16_t>(x >> 16);
+}
+
 float f64_to_f32(double d) {
   uint64_t x;
   std::memcpy(&x, &d, 8);
@@ -156,30 +196,42 @@ float f64_to_f32(double d) {
   return static_cast<float>(d);  // IEEE round to nearest even
 }
 
-void convert_element(DataType from, const void* src, DataType to, void* dst) {
+void convert_element(DataType from, const void* src, DataType to, void* dst, const Conversion& conv) {
   if (from == to) {
     std::memcpy(dst, src, size_of(to));
     return;
   }
   const Value v = load(from, src);
+  const Rounding r = conv.rounding;
+  const bool rtz = r == Rounding::toward_zero;
   switch (to) {
-    case DataType::f32: { const float f = to_single(v, true); std::memcpy(dst, &f, 4); return; }
-    case DataType::f16: { const uint16_t h = f32_to_f16(to_single(v, false)); std::memcpy(dst, &h, 2); return; }
-    case DataType::bf16: { const uint16_t h = f32_to_bf16(to_single(v, false)); std::memcpy(dst, &h, 2); return; }
+    case DataType::f32: { const float f = to_single(v, true, r); std::memcpy(dst, &f, 4); return; }
+    case DataType::f16: {
+      const float f = to_single(v, false, r);
+      const uint16_t h = rtz ? f32_to_f16_rtz(f) : f32_to_f16(f);
+      std::memcpy(dst, &h, 2);
+      return;
+    }
+    case DataType::bf16: {
+      const float f = to_single(v, false, r);
+      const uint16_t h = rtz ? f32_to_bf16_rtz(f) : f32_to_bf16(f);
+      std::memcpy(dst, &h, 2);
+      return;
+    }
     case DataType::f64: {
-      const double d = v.kind != Value::integer ? v.f
-                       : v.is_unsigned ? static_cast<double>(static_cast<uint64_t>(v.i)) : static_cast<double>(static_cast<int64_t>(v.i));
+      double d = v.kind == Value::dbl ? v.f : v.kind == Value::single ? static_cast<double>(v.sf) : static_cast<double>(exact(v));
+      if (rtz && v.kind == Value::integer) d = toward_zero(d, exact(v));
       std::memcpy(dst, &d, 8);
       return;
     }
-    case DataType::i8: store_int<int8_t>(v, dst); return;
-    case DataType::u8: store_int<uint8_t>(v, dst); return;
-    case DataType::i16: store_int<int16_t>(v, dst); return;
-    case DataType::u16: store_int<uint16_t>(v, dst); return;
-    case DataType::i32: store_int<int32_t>(v, dst); return;
-    case DataType::u32: store_int<uint32_t>(v, dst); return;
-    case DataType::i64: store_int<int64_t>(v, dst); return;
-    case DataType::u64: store_int<uint64_t>(v, dst); return;
+    case DataType::i8: store_int<int8_t>(v, dst, conv); return;
+    case DataType::u8: store_int<uint8_t>(v, dst, conv); return;
+    case DataType::i16: store_int<int16_t>(v, dst, conv); return;
+    case DataType::u16: store_int<uint16_t>(v, dst, conv); return;
+    case DataType::i32: store_int<int32_t>(v, dst, conv); return;
+    case DataType::u32: store_int<uint32_t>(v, dst, conv); return;
+    case DataType::i64: store_int<int64_t>(v, dst, conv); return;
+    case DataType::u64: store_int<uint64_t>(v, dst, conv); return;
   }
 }
 
@@ -203,7 +255,7 @@ void check_compatible(const Layout& src, const Layout& dst) {
                 ", so the result would depend on the order of writes");
 }
 
-void reference_reorder(const Layout& src, const void* src_data, const Layout& dst, void* dst_data) {
+void reference_reorder(const Layout& src, const void* src_data, const Layout& dst, void* dst_data, const Conversion& conv) {
   check_compatible(src, dst);
   const IndexPlan& sp = src.plan();
   const IndexPlan& dp = dst.plan();
@@ -226,7 +278,7 @@ void reference_reorder(const Layout& src, const void* src_data, const Layout& ds
         linear /= src.dims()[static_cast<size_t>(a)];
       }
     }
-    if (valid) convert_element(src.data_type(), s + sp.offset(reshape ? scoord : coord) * static_cast<int64_t>(ss), dst.data_type(), out);
+    if (valid) convert_element(src.data_type(), s + sp.offset(reshape ? scoord : coord) * static_cast<int64_t>(ss), dst.data_type(), out, conv);
     else std::memset(out, 0, ds);
   }
 }

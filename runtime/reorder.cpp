@@ -109,12 +109,12 @@ DispatchTable& dispatch_table() {
 }
 
 // Everything the selector's choice depends on: context, device, forced implementation, index width, tuning,
-// layouts.
+// conversion, layouts.
 std::string dispatch_key(const cl::Context& ctx, const cl::Device& dev, const Layout& src, const Layout& dst,
-                         const std::string& force) {
+                         const std::string& force, const Conversion& conv) {
   return std::to_string(reinterpret_cast<uintptr_t>(ctx())) + ":" + std::to_string(reinterpret_cast<uintptr_t>(dev())) +
          ":" + (force.empty() ? env_value("CLREORDER_FORCE_IMPL") : force) + ":" + env_value("CLREORDER_INDEX_BITS") + ":" +
-         env_value("CLREORDER_TUNING") + ":" + src.key() + "->" + dst.key();
+         env_value("CLREORDER_TUNING") + ":" + conv.key() + ":" + src.key() + "->" + dst.key();
 }
 
 std::shared_ptr<Dispatch> cached_dispatch(const std::string& key) {
@@ -137,6 +137,7 @@ struct BatchShape {
   std::vector<std::pair<Layout, Layout>> pairs;
   std::vector<std::pair<size_t, size_t>> buffers;
   size_t buffer_count = 0;
+  Conversion conversion;  // every item's
 };
 
 PlannedBatch plan_batch(const DeviceInfo& info, const BatchShape& shape, const std::string& force) {
@@ -145,7 +146,7 @@ PlannedBatch plan_batch(const DeviceInfo& info, const BatchShape& shape, const s
   std::vector<KernelData> items;
   std::vector<std::pair<DataType, DataType>> types;
   for (const auto& [s, d] : pairs) {
-    items.push_back(plan_reorder(info, s, d, force));
+    items.push_back(plan_reorder(info, s, d, force, shape.conversion));
     types.emplace_back(s.data_type(), d.data_type());
     pb.impls.push_back(items.back().impl);
   }
@@ -172,8 +173,9 @@ std::shared_ptr<Dispatch> record_dispatch(const cl::Context& ctx, const cl::Devi
 
 // Plans, compiles (or finds compiled) and records the dispatch of `key`.
 std::shared_ptr<Dispatch> make_dispatch(const cl::Context& ctx, const cl::Device& dev, const Layout& src,
-                                        const Layout& dst, const std::string& force, const std::string& key) {
-  return record_dispatch(ctx, dev, plan_reorder(describe_device(dev), src, dst, force), key);
+                                        const Layout& dst, const std::string& force, const Conversion& conv,
+                                        const std::string& key) {
+  return record_dispatch(ctx, dev, plan_reorder(describe_device(dev), src, dst, force, conv), key);
 }
 
 // One thread for the work a caller should not wait for: the specialised kernels of the `background` policy,
@@ -268,7 +270,7 @@ class BackgroundCompiler {
     bool batch = false;
     PlannedBatch plan(const DeviceInfo& info) const {
       if (batch) return plan_batch(info, shape, "");
-      KernelData kd = plan_reorder(info, shape.pairs.front().first, shape.pairs.front().second, "");
+      KernelData kd = plan_reorder(info, shape.pairs.front().first, shape.pairs.front().second, "", shape.conversion);
       return PlannedBatch{kd, {}};
     }
   };
@@ -422,23 +424,24 @@ class BackgroundCompiler {
 };
 
 std::shared_ptr<Dispatch> dispatch_for(const cl::CommandQueue& queue, const cl::Context& ctx, const Layout& src,
-                                       const Layout& dst, const std::string& force, CompilePolicy policy) {
+                                       const Layout& dst, const std::string& force, CompilePolicy policy,
+                                       const Conversion& conv) {
   const cl::Device dev = queue.getInfo<CL_QUEUE_DEVICE>();
-  const std::string key = dispatch_key(ctx, dev, src, dst, force);
+  const std::string key = dispatch_key(ctx, dev, src, dst, force, conv);
   if (auto d = cached_dispatch(key)) return d;
   const BackgroundCompiler::Foreground busy;
   if (!force.empty() || !env_value("CLREORDER_FORCE_IMPL").empty() || policy == CompilePolicy::wait)
-    return make_dispatch(ctx, dev, src, dst, force, key);
+    return make_dispatch(ctx, dev, src, dst, force, conv, key);
   if (policy == CompilePolicy::background && !BackgroundCompiler::instance().known(key)) {
     const DeviceInfo info = describe_device(dev);
-    if (!info.thread_safe) return record_dispatch(ctx, dev, plan_reorder(info, src, dst, ""), key);
+    if (!info.thread_safe) return record_dispatch(ctx, dev, plan_reorder(info, src, dst, "", conv), key);
     // The specialised kernel when it is compiled already (prepare(), another thread) or stored by an earlier
     // process: nothing to compile (a stored binary loads in milliseconds, about what the agnostic kernel's does).
-    const KernelData kd = plan_reorder(info, src, dst, "");
+    const KernelData kd = plan_reorder(info, src, dst, "", conv);
     if (ProgramCache::instance().stored(ctx, dev, kd.source)) return record_dispatch(ctx, dev, kd, key);
-    BackgroundCompiler::instance().submit(key, ctx, dev, BatchShape{{{src, dst}}, {}, 0});
+    BackgroundCompiler::instance().submit(key, ctx, dev, BatchShape{{{src, dst}}, {}, 0, conv});
   }
-  return dispatch_for(queue, ctx, src, dst, "agnostic", CompilePolicy::wait);
+  return dispatch_for(queue, ctx, src, dst, "agnostic", CompilePolicy::wait, conv);
 }
 
 }  // namespace
@@ -464,8 +467,9 @@ cl::Buffer plans_buffer(const cl::Context& context, const KernelData& kd) {
   return cl::Buffer(context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, table.size() * sizeof(cl_long), table.data());
 }
 
-KernelData plan_reorder(const DeviceInfo& device, const Layout& src, const Layout& dst, const std::string& force) {
-  return KernelSelector::instance().select(ReorderParams{src, dst, device}, force);
+KernelData plan_reorder(const DeviceInfo& device, const Layout& src, const Layout& dst, const std::string& force,
+                        const Conversion& conv) {
+  return KernelSelector::instance().select(ReorderParams{src, dst, device, conv}, force);
 }
 
 namespace {
@@ -521,7 +525,7 @@ ReorderResult enqueue_reorder(const cl::CommandQueue& queue, const cl::Buffer& s
     check_disjoint(check_buffer(ctx, src, src_offset, src_layout, "source", false),
                    check_buffer(ctx, dst, dst_offset, dst_layout, "destination", true));
     check_wait_list(ctx, opt.wait_list);
-    std::shared_ptr<Dispatch> d = dispatch_for(queue, ctx, src_layout, dst_layout, opt.force_impl, policy);
+    std::shared_ptr<Dispatch> d = dispatch_for(queue, ctx, src_layout, dst_layout, opt.force_impl, policy, opt.conversion);
     ReorderResult res;
     res.impl = d->impl;
     res.entry = d->entry;
@@ -618,13 +622,13 @@ BatchResult enqueue_batch(const cl::CommandQueue& queue, const std::vector<Batch
         buffers.push_back(b);
       }
       // Specialised to the layouts and to which items share buffers, never to the buffers or offsets.
-      std::string key = "batch:" + dispatch_key(ctx, dev, items[first].src_layout, items[first].dst_layout, force);
+      std::string key = "batch:" + dispatch_key(ctx, dev, items[first].src_layout, items[first].dst_layout, force, opt.conversion);
       for (size_t k = 0; k < n; ++k) {
         if (k > 0) key.append("|").append(items[first + k].src_layout.key()).append("->").append(items[first + k].dst_layout.key());
         key.append("@").append(std::to_string(buffers[k].first)).append(",").append(std::to_string(buffers[k].second));
       }
       auto shape = [&] {
-        BatchShape sh{{}, buffers, args.size()};
+        BatchShape sh{{}, buffers, args.size(), opt.conversion};
         for (size_t k = first; k < first + n; ++k) sh.pairs.emplace_back(items[k].src_layout, items[k].dst_layout);
         return sh;
       };
@@ -644,7 +648,8 @@ BatchResult enqueue_batch(const cl::CommandQueue& queue, const std::vector<Batch
       Launch l{first, n, std::move(args), d, {}};
       if (!d)  // one launch per item meanwhile, on the shape-agnostic kernel: the batch kernel is what gets compiled
         for (size_t k = first; k < first + n; ++k)
-          l.each.push_back(dispatch_for(queue, ctx, items[k].src_layout, items[k].dst_layout, opt.force_impl, CompilePolicy::agnostic));
+          l.each.push_back(dispatch_for(queue, ctx, items[k].src_layout, items[k].dst_layout, opt.force_impl,
+                                        CompilePolicy::agnostic, opt.conversion));
       launches.push_back(std::move(l));
     }
     std::vector<cl::Event> events;
@@ -771,9 +776,10 @@ void release_cached_kernels() {
   ProgramCache::instance().clear();
 }
 
-void prepare(const Engine& engine, const std::vector<std::pair<Layout, Layout>>& pairs, const std::string& force) {
+void prepare(const Engine& engine, const std::vector<std::pair<Layout, Layout>>& pairs, const std::string& force,
+             const Conversion& conv) {
   std::vector<KernelSource> sources;
-  for (const auto& [s, d] : pairs) sources.push_back(plan_reorder(engine.info(), s, d, force).source);
+  for (const auto& [s, d] : pairs) sources.push_back(plan_reorder(engine.info(), s, d, force, conv).source);
   ProgramCache::instance().build(engine.context(), engine.device(), sources);
 }
 

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -20,6 +21,7 @@ using namespace clreorder;
 struct Case {
   Layout src, dst;
   std::string label;
+  Conversion conversion = {};  // rounding and overflow of the type conversion
 };
 
 /// Largest n such that every integer 1..n is exact in `t` (so it survives any conversion into a type that
@@ -147,7 +149,7 @@ std::string check_launches(const Engine& e, const std::vector<Case>& cases, cons
     const auto [src_off, dst_off] = offsets[k];
     const std::vector<uint8_t> d_contents = random_bytes(dst_off + static_cast<size_t>(cases[k].dst.bytes()), 13 + k);
     want.emplace_back(d_contents.begin() + static_cast<std::ptrdiff_t>(dst_off), d_contents.end());
-    reference_reorder(cases[k].src, srcs[k].data(), cases[k].dst, want.back().data());
+    reference_reorder(cases[k].src, srcs[k].data(), cases[k].dst, want.back().data(), cases[k].conversion);
     std::vector<uint8_t> s_contents = random_bytes(src_off, 5);
     s_contents.insert(s_contents.end(), srcs[k].begin(), srcs[k].end());
     s.emplace_back(e, s_contents, 11 + k);
@@ -187,6 +189,7 @@ inline std::string run_case(const Engine& e, const Case& c, const std::vector<ui
     ReorderOptions opt;
     opt.force_impl = force;
     opt.policy = CompilePolicy::wait;
+    opt.conversion = c.conversion;
     reorder(e, s, src_off, c.src, d, dst_off, c.dst, opt);
   });
 }
@@ -222,9 +225,14 @@ inline std::string run_planned(const Engine& e, const Case& c, const KernelData&
 /// `random_bits`, random bit patterns too); with `force`, on that implementation.
 inline void run_batch(const Engine& e, const std::vector<Case>& cases, bool random_bits = false,
                       const std::string& force = "") {
-  std::vector<std::pair<Layout, Layout>> pairs;
-  for (const Case& c : cases) pairs.emplace_back(c.src, c.dst);
-  prepare(e, pairs, force);
+  // One program per conversion (prepare() takes one).
+  std::map<std::string, std::pair<Conversion, std::vector<std::pair<Layout, Layout>>>> programs;
+  for (const Case& c : cases) {
+    auto& p = programs[c.conversion.key()];
+    p.first = c.conversion;
+    p.second.emplace_back(c.src, c.dst);
+  }
+  for (const auto& [key, p] : programs) prepare(e, p.second, force, p.first);
   int failures = 0;
   for (size_t i = 0; i < cases.size(); ++i) {
     std::string err = run_case_all(e, cases[i], random_bits, force, 0, 0, i);
@@ -257,6 +265,13 @@ inline std::string plain_order(int rank) { return std::string("bf") + std::strin
 /// A case of two layouts, labelled by both.
 inline Case case_of(const Layout& src, const Layout& dst) { return Case{src, dst, src.describe() + " -> " + dst.describe()}; }
 
+/// The case converting by `conv` (named in its label).
+inline Case converting(Case c, const Conversion& conv) {
+  c.conversion = conv;
+  c.label += " " + conv.key();
+  return c;
+}
+
 inline Case make_case(const Format& s, const Format& d, const Dims& shape, DataType st = DataType::f32,
                DataType dt = DataType::f32, Dims slo = {}, Dims sup = {}, Dims dlo = {}, Dims dup = {}) {
   return case_of(Layout(s, st, shape, slo, sup), Layout(d, dt, shape, dlo, dup));
@@ -264,7 +279,7 @@ inline Case make_case(const Format& s, const Format& d, const Dims& shape, DataT
 
 /// Why implementation `impl` declines the case on this device ("" when it accepts).
 inline std::string reason_of(const Engine& e, const Case& c, const std::string& impl) {
-  for (const Verdict& v : KernelSelector::instance().explain(ReorderParams{c.src, c.dst, e.info()}))
+  for (const Verdict& v : KernelSelector::instance().explain(ReorderParams{c.src, c.dst, e.info(), c.conversion}))
     if (v.impl == impl) return v.declines;
   return "no implementation named " + impl;
 }

@@ -133,6 +133,45 @@ int main(void) {
   CHECK(clreorder_precompile(ctx, 1, &a, &b) == CLREORDER_SUCCESS);
   CHECK(clreorder_get_cache_stats(&after) == CLREORDER_SUCCESS && after.kernels_built == before.kernels_built + 1);
 
+  /* Attributes: OpenVINO's truncating f32 -> u8 (toward zero, wrapped), alone and in a batch, and precompiled. */
+  {
+    const float values[9] = {1.0f, -2.5f, 3.1f, -4.0f, 5.03f, -6.99f, 7.0f, -8.0f, 9.0f};
+    const unsigned char want[9] = {1, 254, 3, 252, 5, 250, 7, 248, 9};
+    const int64_t row[4] = {1, 1, 1, 9};
+    clreorder_layout f32_row = NULL, u8_row = NULL;
+    clreorder_attr attr = NULL;
+    CHECK(clreorder_layout_create("bfyx", "f32", 4, row, NULL, NULL, NULL, 0, &f32_row) == CLREORDER_SUCCESS);
+    CHECK(clreorder_layout_create("bfyx", "u8", 4, row, NULL, NULL, NULL, 0, &u8_row) == CLREORDER_SUCCESS);
+    CHECK(clreorder_attr_create(&attr) == CLREORDER_SUCCESS);
+    CHECK(clreorder_attr_set_rounding(attr, "toward-zero") == CLREORDER_SUCCESS);
+    CHECK(clreorder_attr_set_overflow(attr, "wrap") == CLREORDER_SUCCESS);
+    EXPECT_ERROR(clreorder_attr_set_rounding(attr, "upward"), CLREORDER_INVALID_VALUE, "'upward'");
+    EXPECT_ERROR(clreorder_attr_set_overflow(attr, "clip"), CLREORDER_INVALID_VALUE, "'clip'");
+    EXPECT_ERROR(clreorder_attr_set_overflow(NULL, "wrap"), CLREORDER_INVALID_ARGUMENT, "attr");
+    CHECK(clreorder_precompile_attr(ctx, 1, &f32_row, &u8_row, attr) == CLREORDER_SUCCESS);
+    cl_mem in = clCreateBuffer(cl_ctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, sizeof values, (void*)values, &err);
+    cl_mem bytes = clCreateBuffer(cl_ctx, CL_MEM_READ_WRITE, 2 * sizeof want, NULL, &err);
+    CHECK(err == CL_SUCCESS);
+    unsigned char got[2 * 9];
+    CHECK(clreorder_reorder_attr(ctx, in, 0, f32_row, bytes, 0, u8_row, attr, 0, NULL, NULL) == CLREORDER_SUCCESS);
+    CHECK(clEnqueueReadBuffer(queue, bytes, CL_TRUE, 0, sizeof want, got, 0, NULL, NULL) == CL_SUCCESS);
+    CHECK(memcmp(got, want, sizeof want) == 0);
+    /* The defaults (NULL attributes): rounded to nearest even and saturated, negatives become 0. */
+    CHECK(clreorder_reorder_attr(ctx, in, 0, f32_row, bytes, 0, u8_row, NULL, 0, NULL, NULL) == CLREORDER_SUCCESS);
+    CHECK(clEnqueueReadBuffer(queue, bytes, CL_TRUE, 0, sizeof want, got, 0, NULL, NULL) == CL_SUCCESS);
+    CHECK(got[1] == 0 && got[2] == 3 && got[5] == 0);
+    clreorder_batch_item two[2] = {{in, 0, f32_row, bytes, 0, u8_row}, {in, 0, f32_row, bytes, sizeof want, u8_row}};
+    CHECK(clreorder_reorder_batch_attr(ctx, 2, two, attr, 0, NULL, NULL, NULL) == CLREORDER_SUCCESS);
+    CHECK(clEnqueueReadBuffer(queue, bytes, CL_TRUE, 0, sizeof got, got, 0, NULL, NULL) == CL_SUCCESS);
+    CHECK(memcmp(got, want, sizeof want) == 0 && memcmp(got + 9, want, sizeof want) == 0);
+    clReleaseMemObject(in);
+    clReleaseMemObject(bytes);
+    clreorder_attr_release(attr);
+    clreorder_attr_release(NULL);
+    clreorder_layout_release(f32_row);
+    clreorder_layout_release(u8_row);
+  }
+
   /* Bad inputs: a status, a message naming the value, nothing written. */
   clreorder_layout bad = NULL;
   EXPECT_ERROR(clreorder_layout_create("bfyx_nonsense", "f32", 4, dims, NULL, NULL, NULL, 0, &bad), CLREORDER_INVALID_VALUE,

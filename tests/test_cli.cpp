@@ -133,6 +133,8 @@ TEST(Cli, EveryMalformedArgumentIsNamedOnOneLineAndWritesNothing) {
       {run_with({"extra"}), "not expected: extra"},
       {run_with({"--dtype", "f128"}), "unknown data type 'f128'"},
       {run_with({"--to-dtype", "bf17"}), "unknown data type 'bf17'"},
+      {run_with({"--round", "up"}), "unknown rounding 'up' (expected nearest-even or toward-zero)"},
+      {run_with({"--overflow", "clip"}), "unknown overflow mode 'clip' (expected saturate or wrap)"},
       {run_with({"--dst-strides", "0,1,0,0"}), "strides 0,1,0,0 repeat elements"},
       {run_with({"--src-strides", "1,2"}), "strides 1,2 must have 4 values"},
       {run_with({"--src-offset", "-1"}), "--src-offset '-1'"},
@@ -361,6 +363,21 @@ TEST(Cli, JsonOfDeviceCommands) {
   r = run({"bench", "--batch", list, "--shape", "1,2,3,4"});
   EXPECT_EQ(r.status, 2);
   EXPECT_NE(r.err.find("--shape goes in the --batch file's lines"), std::string::npos) << r.err;
+  // One conversion for the whole batch, on the command line: checked against the host reference under it.
+  r = run({"bench", "--batch", list, "--runs=1", "--json", "--round", "toward-zero", "--overflow", "wrap"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(Json::parse(r.out)["exact"], true);
+  const std::string per_line = clreorder_test::make_temp_dir("clreorder-cli-batch") + "/modes.txt";
+  std::ofstream(per_line) << "--from oiyx --to os_iyx_osv16 --shape 17,5,1,1 --to-dtype i8 --overflow wrap\n";
+  r = run({"bench", "--batch", per_line});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("--round or --overflow in a batch file"), std::string::npos) << r.err;
+  // run: the mode is printed and the check uses it.
+  r = run({"run", "--from", "bfyx", "--to", "b_fs_yx_fsv16", "--shape", "2,19,5,7", "--to-dtype", "i8", "--round",
+           "toward-zero", "--overflow", "wrap", "--check"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("conversion: round=toward-zero,overflow=wrap"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("check: OK"), std::string::npos) << r.out;
   r = run({"bench", "--from", "bfyx", "--to", "byxf"});
   EXPECT_EQ(r.status, 2);
   EXPECT_NE(r.err.find("bench needs --from, --to and --shape (or --batch FILE)"), std::string::npos) << r.err;

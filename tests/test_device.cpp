@@ -12,6 +12,7 @@
 #include <functional>
 #include <limits>
 #include <map>
+#include <tuple>
 #include <memory>
 
 #include "bad_inputs.hpp"
@@ -61,6 +62,31 @@ INSTANTIATE_TEST_SUITE_P(Data, EveryPairInsideRank, ::testing::Values(2, 4, 5),
 // f32, f16 and bf16: the types every conversion test pairs with all others on every format pair.
 static bool is_narrow_float_or_f32(DataType t) { return t == DataType::f32 || t == DataType::f16 || t == DataType::bf16; }
 
+// Whether some value of `from` converts to `to` inexactly (so the rounding mode matters), and whether some
+// value lies outside `to`'s range (so the overflow mode matters).
+static bool can_round(DataType from, DataType to) {
+  if (from == to) return false;
+  if (!is_floating(to)) return is_floating(from);
+  if (is_floating(from)) return size_of(to) < size_of(from) || (size_of(to) == 2 && size_of(from) == 2);
+  return size_of(from) * 8 > static_cast<size_t>(to == DataType::f64 ? 53 : to == DataType::f32 ? 24 : to == DataType::f16 ? 11 : 8);
+}
+static bool can_overflow(DataType from, DataType to) {
+  if (from == to || is_floating(to)) return false;
+  if (is_floating(from)) return true;
+  return size_of(from) > size_of(to) || is_unsigned(from) != is_unsigned(to);
+}
+
+// The conversions other than the default, and whether each changes what `from` -> `to` computes.
+static const std::vector<Conversion>& other_conversions() {
+  static const std::vector<Conversion> all = {{Rounding::toward_zero, Overflow::saturate},
+                                              {Rounding::nearest_even, Overflow::wrap},
+                                              {Rounding::toward_zero, Overflow::wrap}};
+  return all;
+}
+static bool matters(const Conversion& c, DataType from, DataType to) {
+  return (c.rounding != Rounding::nearest_even && can_round(from, to)) || (c.overflow != Overflow::saturate && can_overflow(from, to));
+}
+
 // Random bit patterns exercise NaN payloads, infinities, subnormals, ties and saturation on every pair.
 TEST(Device, EveryDataTypePairOnRandomBits) {
   REQUIRE_DEVICE(e);
@@ -84,6 +110,8 @@ TEST(Device, ConversionsMatchTheHostBitForBit) {
   std::vector<uint8_t> all16(65536 * 2);
   for (uint32_t h = 0; h < 65536; ++h) std::memcpy(&all16[h * 2], &h, 2);
   std::vector<float> edges = {0.0f, -0.0f, 0.5f, 1.5f, 2.5f, -2.5f, 127.5f, 128.0f, -128.5f, 255.5f, 256.0f, 65504.0f,
+                              -3.5f, 300.7f, -300.7f, 70000.5f, 1e30f, -1e20f, 3.4028235e38f, std::ldexp(3.0f, 62),
+                              -std::ldexp(3.0f, 62), std::ldexp(1.0f, 63), std::ldexp(1.0f, 64), std::ldexp(1.5f, 40),
                               65519.99f, 65520.0f, 1e10f, -1e10f, 2147483520.0f, 2147483648.0f, -2147483904.0f,
                               9.2233715e18f, 9.223372e18f, std::ldexp(1.0f, -24), std::ldexp(1.0f, -25),
                               std::ldexp(1.5f, -25), std::ldexp(1.0f, -14), std::ldexp(1.0f, -149), 1.0f + std::ldexp(1.0f, -11),
@@ -124,20 +152,69 @@ TEST(Device, ConversionsMatchTheHostBitForBit) {
       {DataType::u64, ints({0, 1, INT64_MAX, INT64_MIN, -1, big + 1, -(big + 1), int64_t(UINT32_MAX) + 1}, 8)}};
   std::vector<uint8_t> f32(edges.size() * 4);
   std::memcpy(f32.data(), edges.data(), f32.size());
-  std::vector<std::pair<Case, const std::vector<uint8_t>*>> cases;
-  for (DataType to : all_data_types())
-    for (const auto& [from, bytes] : sources) {
-      const std::vector<uint8_t>& src = from == DataType::f32 ? f32 : bytes;
-      Dims shape = {1, 1, 1, static_cast<int64_t>(src.size() / size_of(from))};
-      cases.push_back({Case{Layout(plain, from, shape), Layout(plain, to, shape),
-                            std::string("bfyx ") + to_string(from) + " -> " + to_string(to)}, &src});
+  // Every pair under the default conversion; under each other one (issue 16's modes) the pairs it changes.
+  std::vector<Conversion> conversions = {Conversion{}};
+  conversions.insert(conversions.end(), other_conversions().begin(), other_conversions().end());
+  for (const Conversion& conv : conversions) {
+    std::vector<std::pair<Case, const std::vector<uint8_t>*>> cases;
+    for (DataType to : all_data_types())
+      for (const auto& [from, bytes] : sources) {
+        if (conv != Conversion{} && !matters(conv, from, to)) continue;
+        const std::vector<uint8_t>& src = from == DataType::f32 ? f32 : bytes;
+        Dims shape = {1, 1, 1, static_cast<int64_t>(src.size() / size_of(from))};
+        cases.push_back({Case{Layout(plain, from, shape), Layout(plain, to, shape),
+                              std::string("bfyx ") + to_string(from) + " -> " + to_string(to) + " " + conv.key(), conv},
+                         &src});
+      }
+    std::vector<std::pair<Layout, Layout>> pairs;
+    for (const auto& c : cases) pairs.emplace_back(c.first.src, c.first.dst);
+    prepare(*e, pairs, "", conv);  // one program for each conversion
+    for (const auto& [c, src] : cases) {
+      std::string err = run_case(*e, c, *src);
+      if (!err.empty()) ADD_FAILURE() << err;
     }
-  std::vector<std::pair<Layout, Layout>> pairs;
-  for (const auto& c : cases) pairs.emplace_back(c.first.src, c.first.dst);
-  prepare(*e, pairs);  // one program for all of them
-  for (const auto& [c, src] : cases) {
-    std::string err = run_case(*e, c, *src);
-    if (!err.empty()) ADD_FAILURE() << err;
+  }
+}
+
+// The modes on the vector paths (tiled's transposes convert whole registers) with random bits, and forced on
+// every implementation. Each destination type's vector functions are reached from f32 (f16 and bf16 widen to
+// it first), f64 and an integer type (ConversionsMatchTheHostBitForBit compares every pair element by
+// element; each pair here is another kernel to compile).
+TEST(Device, ConversionModesOnEveryPath) {
+  REQUIRE_DEVICE(e);
+  std::vector<Case> cases;
+  const std::vector<DataType>& types = all_data_types();  // 4 float types, then 8 integer types
+  for (size_t m = 0; m < other_conversions().size(); ++m)
+    for (size_t j = 0; j < types.size(); ++j)
+      for (DataType st : types) {
+        const Conversion& conv = other_conversions()[m];
+        const DataType dt = types[j];
+        // And one integer source: another one for each destination and mode.
+        const bool chosen = st == DataType::f32 || st == DataType::f64 || st == types[4 + (j + 3 + m) % 8];
+        if (chosen && matters(conv, st, dt)) {
+          cases.push_back(converting(make_case(Format::parse("bfyx"), Format::parse("b_fs_yx_fsv16"), {2, 19, 5, 7}, st, dt), conv));
+        }
+      }
+  run_batch(*e, cases, true);
+  const Conversion truncate{Rounding::toward_zero, Overflow::wrap};
+  std::vector<const ReorderImpl*> impls = {&KernelSelector::instance().agnostic()};
+  for (const auto& impl : KernelSelector::instance().impls()) impls.push_back(impl.get());
+  for (const ReorderImpl* impl : impls) {
+    // Each type pair on the first format pair the implementation accepts.
+    std::vector<Case> forced;
+    for (const auto& [st, dt] : {std::make_pair(DataType::f32, DataType::i8), std::make_pair(DataType::f16, DataType::u8),
+                                 std::make_pair(DataType::i32, DataType::bf16), std::make_pair(DataType::u64, DataType::i16)})
+      for (const auto& [s, d, shape] : {std::make_tuple("bfyx", "byxf", Dims{2, 24, 3, 5}),
+                                        std::make_tuple("oiyx", "os_is_yx_osv16_isv4", Dims{32, 20, 3, 3}),
+                                        std::make_tuple("b_fs_yx_fsv16", "bfyx", Dims{2, 32, 7, 7})}) {
+        const Case c = converting(make_case(Format::parse(s), Format::parse(d), shape, st, dt), truncate);
+        if (impl->reject(ReorderParams{c.src, c.dst, e->info(), c.conversion}).empty()) {
+          forced.push_back(c);
+          break;
+        }
+      }
+    EXPECT_FALSE(forced.empty()) << impl->name();
+    run_batch(*e, forced, true, impl->name());
   }
 }
 
@@ -610,7 +687,7 @@ TEST(Device, StagedOnOddRuns) {
       make_case(Format::parse("bfyx"), Format::parse("b_fs_yx_fsv16"), {2, 32, 4, 4}, DataType::u8, DataType::f32,
                 {0, 0, 1, 1}, {0, 0, 1, 1}, {0, 0, 0, 0}, {0, 0, 0, 0})};
   for (const Case& c : after) {
-    for (const Verdict& v : KernelSelector::instance().explain(ReorderParams{c.src, c.dst, e->info()}))
+    for (const Verdict& v : KernelSelector::instance().explain(ReorderParams{c.src, c.dst, e->info(), {}}))
       if (v.impl == "staged") {
         EXPECT_EQ(v.declines, "") << c.label;
         EXPECT_NE(v.rank.why.find("tiled"), std::string::npos) << c.label << ": " << v.rank.why;
@@ -655,7 +732,7 @@ TEST(Device, LanesOnPackedWords) {
       {make_case(Format::parse("bfyx"), Format::parse("byxf"), {2, 24, 3, 5}, DataType::f32, DataType::f16), "differ in size"}};
   std::vector<Case> forced;
   for (const auto& [c, what] : ranked_after) {
-    for (const Verdict& v : KernelSelector::instance().explain(ReorderParams{c.src, c.dst, e->info()}))
+    for (const Verdict& v : KernelSelector::instance().explain(ReorderParams{c.src, c.dst, e->info(), {}}))
       if (v.impl == "lanes") {
         EXPECT_EQ(v.declines, "") << c.label;
         EXPECT_FALSE(v.chosen) << c.label;

@@ -31,7 +31,7 @@ std::map<std::string, int> run_every_implementation(const Engine& e, const std::
   for (const auto& impl : KernelSelector::instance().impls()) {
     std::vector<Case> accepted;
     for (const Case& c : cases)
-      if (impl->reject(ReorderParams{c.src, c.dst, e.info()}).empty()) accepted.push_back(c);
+      if (impl->reject(ReorderParams{c.src, c.dst, e.info(), {}}).empty()) accepted.push_back(c);
     ran[impl->name()] = static_cast<int>(accepted.size());
     if (!accepted.empty()) run_batch(e, accepted, true, impl->name());
   }

@@ -328,6 +328,70 @@ TEST(Conversions, SixteenThirtyTwoAndSixtyFourBitTypes) {
   EXPECT_NE(error_of([] { parse_data_type("f128"); }).find("'f128'"), std::string::npos);
 }
 
+// Issue 16's rounding and overflow modes: OpenVINO's own reorder unit-test expectations (its GPU plugin
+// truncates and wraps), and each mode's edges: every rounding conversion toward zero, wrapping modulo 2^bits
+// from floats of any size, integers narrowed by their low bits, and one rounding where there used to be two.
+TEST(Conversions, RoundingAndOverflowModes) {
+  const Conversion rtz{Rounding::toward_zero, Overflow::saturate}, wrap{Rounding::nearest_even, Overflow::wrap};
+  const Conversion truncate{Rounding::toward_zero, Overflow::wrap};
+  auto cvt = [](DataType from, auto v, DataType to, const Conversion& c) {
+    uint64_t out = 0;
+    convert_element(from, &v, to, &out, c);
+    return out;
+  };
+  const float ov[] = {1, -2.5f, 3.1f, -4, 5.03f, -6.99f, 7, -8, 9};
+  const int8_t want_i8[] = {1, -2, 3, -4, 5, -6, 7, -8, 9};
+  const uint8_t want_u8[] = {1, 254, 3, 252, 5, 250, 7, 248, 9};
+  for (size_t k = 0; k < 9; ++k) {
+    EXPECT_EQ(static_cast<int8_t>(cvt(DataType::f32, ov[k], DataType::i8, truncate)), want_i8[k]) << ov[k];
+    EXPECT_EQ(static_cast<int8_t>(cvt(DataType::f32, ov[k], DataType::i8, rtz)), want_i8[k]) << ov[k];
+    EXPECT_EQ(cvt(DataType::f32, ov[k], DataType::u8, truncate), want_u8[k]) << ov[k];
+  }
+  EXPECT_EQ(cvt(DataType::f32, -2.5f, DataType::u8, rtz), 0u);    // toward zero, still saturating
+  EXPECT_EQ(cvt(DataType::f32, -2.5f, DataType::u8, wrap), 254u);  // nearest even -2, wrapped
+  EXPECT_EQ(cvt(DataType::f32, -3.5f, DataType::u8, wrap), 252u);  // nearest even -4
+  EXPECT_EQ(cvt(DataType::f32, 300.0f, DataType::u8, wrap), 44u);
+  EXPECT_EQ(cvt(DataType::f32, 1e10f, DataType::i32, wrap), 1410065408u);  // 10^10 mod 2^32
+  EXPECT_EQ(cvt(DataType::f32, 1e10f, DataType::i32, rtz), static_cast<uint64_t>(INT32_MAX));
+  EXPECT_EQ(cvt(DataType::f32, std::ldexp(1.0f, 64), DataType::u64, wrap), 0u);
+  EXPECT_EQ(cvt(DataType::f32, std::ldexp(3.0f, 62), DataType::u64, wrap), uint64_t{3} << 62);
+  EXPECT_EQ(cvt(DataType::f32, -std::ldexp(3.0f, 62), DataType::i64, wrap), uint64_t{1} << 62);  // -3*2^62 + 2^64
+  EXPECT_EQ(cvt(DataType::f32, std::ldexp(1.0f, 100), DataType::i32, wrap), 0u);
+  EXPECT_EQ(cvt(DataType::f32, INFINITY, DataType::i16, wrap), 0u);
+  EXPECT_EQ(cvt(DataType::f32, std::nanf(""), DataType::u32, truncate), 0u);
+  EXPECT_EQ(cvt(DataType::f64, 1e20, DataType::u64, wrap), 7766279631452241920u);  // 10^20 mod 2^64
+  EXPECT_EQ(cvt(DataType::f64, -1.5, DataType::u16, truncate), 65535u);
+  EXPECT_EQ(cvt(DataType::i32, int32_t{300}, DataType::u8, wrap), 44u);
+  EXPECT_EQ(cvt(DataType::i32, int32_t{-1}, DataType::u16, wrap), 65535u);
+  EXPECT_EQ(cvt(DataType::u64, UINT64_MAX, DataType::i8, wrap), 0xffu);
+  EXPECT_EQ(cvt(DataType::u32, uint32_t{0x80000000u}, DataType::i32, wrap), 0x80000000u);
+  // Floats toward zero: the largest finite value instead of infinity, subnormals truncated, NaN kept.
+  EXPECT_EQ(cvt(DataType::f32, 65519.0f, DataType::f16, rtz), 0x7bffu);
+  EXPECT_EQ(cvt(DataType::f32, 1e6f, DataType::f16, rtz), 0x7bffu);
+  EXPECT_EQ(cvt(DataType::f32, -INFINITY, DataType::f16, rtz), 0xfc00u);
+  EXPECT_EQ(cvt(DataType::f32, 1.0f + std::ldexp(3.0f, -11), DataType::f16, rtz), 0x3c01u);
+  EXPECT_EQ(cvt(DataType::f32, std::ldexp(1.9f, -24), DataType::f16, rtz), 1u);
+  EXPECT_EQ(cvt(DataType::f32, std::nanf("0x12345"), DataType::f16, rtz), cvt(DataType::f32, std::nanf("0x12345"), DataType::f16, {}));
+  EXPECT_EQ(cvt(DataType::f32, 1.0f + std::ldexp(3.0f, -8), DataType::bf16, rtz), 0x3f81u);
+  EXPECT_EQ(cvt(DataType::f64, 1e300, DataType::f32, rtz), 0x7f7fffffu);
+  EXPECT_EQ(cvt(DataType::f64, -static_cast<double>(INFINITY), DataType::f32, rtz), 0xff800000u);
+  EXPECT_EQ(cvt(DataType::f64, 1e300, DataType::f16, rtz), 0x7bffu);
+  EXPECT_EQ(cvt(DataType::i32, int32_t{16777217}, DataType::f32, rtz), 0x4b800000u);  // 2^24, not 2^24 + 2
+  EXPECT_EQ(cvt(DataType::i32, int32_t{16777219}, DataType::f32, {}), 0x4b800002u);   // 2^24 + 4 (tie to even)
+  EXPECT_EQ(cvt(DataType::i32, int32_t{16777219}, DataType::f32, rtz), 0x4b800001u);  // 2^24 + 2
+  EXPECT_EQ(cvt(DataType::i64, -((int64_t{1} << 53) + 1), DataType::f64, rtz), 0xc340000000000000u);  // -2^53
+  // i32 2^24 + 2^16 + 1 to bf16: rounded to f32 first (2^24 + 2^16, a tie) and then to bf16 it would give
+  // 2^24; correctly rounded it is 2^24 + 2^17.
+  EXPECT_EQ(cvt(DataType::i32, int32_t{16842753}, DataType::bf16, {}), 0x4b81u);
+  EXPECT_EQ(cvt(DataType::i32, int32_t{16842753}, DataType::bf16, rtz), 0x4b80u);
+  for (Rounding r : {Rounding::nearest_even, Rounding::toward_zero}) EXPECT_EQ(parse_rounding(to_string(r)), r);
+  for (Overflow o : {Overflow::saturate, Overflow::wrap}) EXPECT_EQ(parse_overflow(to_string(o)), o);
+  EXPECT_NE(error_of([] { parse_rounding("up"); }).find("'up'"), std::string::npos);
+  EXPECT_NE(error_of([] { parse_overflow("clamp"); }).find("'clamp'"), std::string::npos);
+  EXPECT_EQ(Conversion{}.key(), "");
+  EXPECT_EQ(truncate.key(), "round=toward-zero,overflow=wrap");
+}
+
 TEST(Pattern, IsTheLogicalIndexWithZeroPadding) {
   Layout l = L("b_fs_yx_fsv16", {2, 3, 2, 2}, {}, {}, DataType::i32);
   std::vector<uint8_t> buf = make_pattern(l);

@@ -54,6 +54,10 @@ std::vector<Sweep> sweep_cases() {
       {make_case(F("byxf"), F("bfyx"), {2, 24, 3, 3}, T::i16, T::f64), 1, 0},
       {make_case(F("bfyx"), F("byxf"), {2, 13, 4, 8}, T::u16, T::u16), 1, 3},
       {make_case(F("b_fs_yx_fsv16"), F("byxf"), {2, 19, 2, 3}, T::u64, T::u32, {0, 0, 1, 0}), 0, 0},
+      // Issue 16's rounding and overflow modes: the vector conversions of each (shifts, 64-bit masks).
+      {converting(make_case(F("bfyx"), F("b_fs_yx_fsv16"), {2, 19, 3, 5}, T::f32, T::i8), {Rounding::toward_zero, Overflow::wrap}), 0, 1},
+      {converting(make_case(F("byxf"), F("bfyx"), {2, 24, 3, 3}, T::f64, T::u16), {Rounding::nearest_even, Overflow::wrap}), 1, 0},
+      {converting(make_case(F("bfyx"), F("byxf"), {2, 13, 4, 8}, T::i32, T::bf16), {Rounding::toward_zero, Overflow::saturate}), 0, 2},
       // Strided views: a slice with gaps on either side, a broadcast source, blocks with room between them.
       {case_of(Layout(F("b_fs_yx_fsv16"), T::f32, {2, 19, 5, 7}), V("bfyx", {2, 19, 5, 7}, {7 * 11 * 24, 1, 11 * 24, 24}, 313, T::f32)), 0, 1},
       {case_of(V("bfyx", {2, 19, 5, 7}, {24 * 77, 77, 11, 1}, 90, T::f16), Layout(F("byxf"), T::f16, {2, 19, 5, 7})), 1, 0},
@@ -139,8 +143,8 @@ TEST(Sweep, EveryImplementationInBothTunings) {
         if (std::string(impl->name()) == "tiled") caches.push_back(1);
         for (uint64_t cache : caches) {
           const DeviceInfo dev = tuned(*e, tuning, cache);
-          if (!impl->reject(ReorderParams{s.c.src, s.c.dst, dev}).empty()) continue;
-          planned.push_back({&s, plan_reorder(dev, s.c.src, s.c.dst, impl->name()),
+          if (!impl->reject(ReorderParams{s.c.src, s.c.dst, dev, s.c.conversion}).empty()) continue;
+          planned.push_back({&s, plan_reorder(dev, s.c.src, s.c.dst, impl->name(), s.c.conversion),
                              std::string(tuning) + " tuning, cache " + std::to_string(cache)});
           ++per_impl[impl->name()];
         }
@@ -171,6 +175,7 @@ TEST(Sweep, ShapeAgnosticKernelOnEveryFamily) {
       {make_case(F("oiyx"), F("i_yxs_os_yxsv2_osv16"), {17, 3, 3, 3}, T::f32, T::f32, {}, {}, {2, 0, 1, 0}), 0, 0},
       {make_case(F("goiyx"), F("g_os_is_yx_isv16_osv16"), {2, 17, 3, 1, 1}, T::f16, T::f16), 0, 0},
       {make_case(F("bfyx"), F("byxf"), {1, 3, 2, 2}, T::f64, T::u64), 0, 1},
+      {converting(make_case(F("bfyx"), F("byxf"), {1, 3, 2, 2}, T::f16, T::i16), {Rounding::toward_zero, Overflow::wrap}), 0, 1},
       // A padded innermost axis longer than a work-item's piece in both tunings (64 and 1024): pieces with
       // padding before the first and after the last, and a short last piece.
       {make_case(F("bfyx"), F("bfyx"), {1, 2, 1, 1100}, T::u8, T::f32, {}, {}, {0, 0, 0, 3}, {0, 1, 0, 2}), 0, 0},
@@ -180,7 +185,7 @@ TEST(Sweep, ShapeAgnosticKernelOnEveryFamily) {
   for (const char* tuning : {"gpu", "cpu"}) {
     const DeviceInfo dev = tuned(*e, tuning, 0);
     for (const Sweep& s : cases) {
-      planned.push_back({&s, plan_reorder(dev, s.c.src, s.c.dst, "agnostic"), tuning});
+      planned.push_back({&s, plan_reorder(dev, s.c.src, s.c.dst, "agnostic", s.c.conversion), tuning});
       ++(planned.back().kd.plan_args.at(1) == 2 ? permutations : walks);
     }
   }
@@ -200,8 +205,8 @@ TEST(Sweep, SixtyFourBitIndicesOnEveryImplementation) {
   for (const Sweep& s : cases)
     for (const auto& impl : KernelSelector::instance().impls()) {
       const DeviceInfo dev = tuned(*e, "gpu", 0);
-      if (!impl->reject(ReorderParams{s.c.src, s.c.dst, dev}).empty()) continue;
-      planned.push_back({&s, plan_reorder(dev, s.c.src, s.c.dst, impl->name()), "64-bit indices"});
+      if (!impl->reject(ReorderParams{s.c.src, s.c.dst, dev, s.c.conversion}).empty()) continue;
+      planned.push_back({&s, plan_reorder(dev, s.c.src, s.c.dst, impl->name(), s.c.conversion), "64-bit indices"});
       EXPECT_NE(planned.back().kd.source.code.find("#define IDX_T long"), std::string::npos) << s.c.label;
     }
   unsetenv("CLREORDER_INDEX_BITS");
@@ -220,7 +225,7 @@ int run_batches(const Engine& e, const std::vector<Sweep>& cases, const DeviceIn
   std::vector<const Sweep*> accepted;
   for (const Sweep& s : cases) {
     const ReorderImpl* chosen = impl.empty() ? nullptr : KernelSelector::instance().find(impl);
-    if (!chosen || chosen->reject(ReorderParams{s.c.src, s.c.dst, dev}).empty()) accepted.push_back(&s);
+    if (!chosen || chosen->reject(ReorderParams{s.c.src, s.c.dst, dev, s.c.conversion}).empty()) accepted.push_back(&s);
   }
   int failures = 0;
   const size_t capacity = std::min(kMaxBatchItems, batch_buffer_limit(dev) / 2);  // each item its own two buffers
@@ -236,7 +241,7 @@ int run_batches(const Engine& e, const std::vector<Sweep>& cases, const DeviceIn
     for (size_t k = first; k < first + n; ++k) {
       buffers.emplace_back(2 * (k - first), 2 * (k - first) + 1);
       const Sweep& s = *accepted[k];
-      kernels.push_back(plan_reorder(dev, s.c.src, s.c.dst, impl));
+      kernels.push_back(plan_reorder(dev, s.c.src, s.c.dst, impl, s.c.conversion));
       types.emplace_back(s.c.src.data_type(), s.c.dst.data_type());
       group.push_back(s.c);
       srcs.push_back(visible_sources(s.c.src, s.c.dst.data_type(), k).front());

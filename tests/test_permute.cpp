@@ -187,7 +187,7 @@ TEST(Generated, NoIndexArithmeticInInt) {
       const DeviceInfo dev = tuned_device(type);
       for (const auto& [src, dst] : cases)
         for (const ReorderImpl* impl : every_impl()) {
-          if (!impl->reject(ReorderParams{src, dst, dev}).empty()) continue;
+          if (!impl->reject(ReorderParams{src, dst, dev, {}}).empty()) continue;
           const std::string code = plan_reorder(dev, src, dst, impl->name()).source.code;
           const bool long_always = std::string(impl->name()) == "agnostic";
           ++kernels;
@@ -210,7 +210,7 @@ TEST(Generated, HugeDimsPlanAtOnce) {
   for (const char* type : {"cpu", "gpu"}) {
     const DeviceInfo dev = tuned_device(type);
     for (const auto& impl : KernelSelector::instance().impls()) {
-      if (!impl->reject(ReorderParams{src, dst, dev}).empty()) continue;
+      if (!impl->reject(ReorderParams{src, dst, dev, {}}).empty()) continue;
       EXPECT_NE(plan_reorder(dev, src, dst, impl->name()).source.code.find("#define IDX_T long"), std::string::npos)
           << impl->name();
     }
@@ -243,7 +243,7 @@ TEST(Selector, RunsTheAcceptingImplementationOfLowestRank) {
     const DeviceInfo dev = tuned_device(type);
     for (const auto& [src, dst] : pairs) {
       const std::string label = std::string(type) + " " + src.describe() + " -> " + dst.describe();
-      const std::vector<Verdict> verdicts = KernelSelector::instance().explain(ReorderParams{src, dst, dev});
+      const std::vector<Verdict> verdicts = KernelSelector::instance().explain(ReorderParams{src, dst, dev, {}});
       const Verdict* chosen = nullptr;
       int lowest = 1 << 30;
       for (size_t k = 0; k + 1 < verdicts.size(); ++k) {  // the ordered list; agnostic (last) is never chosen

@@ -73,7 +73,7 @@ PropertyCase draw_once(Draw& d, const DeviceInfo& dev, int64_t max_elements) {
   if (d.chance(0.5)) {
     std::vector<std::string> accepting;
     for (const auto& impl : KernelSelector::instance().impls())
-      if (impl->reject(ReorderParams{pc.c.src, pc.c.dst, dev}).empty()) accepting.push_back(impl->name());
+      if (impl->reject(ReorderParams{pc.c.src, pc.c.dst, dev, {}}).empty()) accepting.push_back(impl->name());
     accepting.push_back(KernelSelector::instance().agnostic().name());  // accepts everything too
     pc.force = d.pick(accepting);  // generic accepts everything, so never empty
   }

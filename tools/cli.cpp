@@ -140,6 +140,8 @@ void add_layout_options(Args& a, bool device = true, bool required = true) {
       .value("dtype", "TYPE", "source data type (default f32)")
       .value("to-dtype", "TYPE", "destination data type (default: --dtype)")
       .value("to-shape", "D0,D1,..", "destination dims: a reshape, same element count")
+      .value("round", "MODE", "rounding of inexact values: nearest-even (default) or toward-zero")
+      .value("overflow", "MODE", "out-of-range values in an integer type: saturate (default) or wrap")
       .value("impl", "NAME", "force an implementation (see `source`)");
   add_side_options(a, "src-", "source ");
   add_side_options(a, "dst-", "destination ");
@@ -401,7 +403,16 @@ int cmd_explain(const Args& a, const CliOptions& o) {
 
 struct Pair {
   Layout src, dst;
+  Conversion conversion;
 };
+
+// --round and --overflow (the defaults when absent).
+Conversion conversion_from(const Args& a) {
+  Conversion conv;
+  if (a.has("round")) conv.rounding = parse_rounding(a.get("round"));
+  if (a.has("overflow")) conv.overflow = parse_overflow(a.get("overflow"));
+  return conv;
+}
 
 Pair pair_from(const Args& a) {
   Dims shape = parse_dims(a.get("shape"));
@@ -412,7 +423,7 @@ Pair pair_from(const Args& a) {
   const KernelSelector& ks = KernelSelector::instance();
   if (a.has("impl") && !ks.find(a.get("impl")))
     throw Error("--impl '" + a.get("impl") + "' names no implementation (known: " + ks.names() + ")");
-  return {src, dst};
+  return {src, dst, conversion_from(a)};
 }
 
 // The raw source of `run --input`: exactly `layout.bytes()` bytes. It reads one byte more than that at most,
@@ -459,9 +470,11 @@ int run_reorder(const Engine& engine, const Pair& pr, const std::string& input, 
   };
   say("device: %s / %s (%s)\n", engine.info().platform.c_str(), engine.info().name.c_str(), engine.info().version.c_str());
   say("reorder: %s -> %s\n", pr.src.describe().c_str(), pr.dst.describe().c_str());
+  if (pr.conversion != Conversion{}) say("conversion: %s\n", pr.conversion.key().c_str());
   ReorderOptions opt;
   opt.force_impl = impl;
   opt.policy = policy;
+  opt.conversion = pr.conversion;
   ReorderResult res;
   const CacheStats mem_before = ProgramCache::instance().stats();
   const DiskCacheStats disk_before = DiskCache::instance().stats();
@@ -497,7 +510,7 @@ int run_reorder(const Engine& engine, const Pair& pr, const std::string& input, 
   size_t bad = 0, first = 0;
   if (check) {
     std::vector<uint8_t> want = sentinel;
-    reference_reorder(pr.src, src.data(), pr.dst, want.data());
+    reference_reorder(pr.src, src.data(), pr.dst, want.data(), pr.conversion);
     for (size_t i = 0; i < checked.size(); ++i)
       if (checked[i] != want[i] && bad++ == 0) first = i;
     if (bad)
@@ -509,7 +522,8 @@ int run_reorder(const Engine& engine, const Pair& pr, const std::string& input, 
   if (json) {
     const Json report = {
         {"device", engine.info().name}, {"platform", engine.info().platform}, {"from", layout_json(pr.src)},
-        {"to", layout_json(pr.dst)}, {"impl", res.impl}, {"entry", res.entry}, {"cache", cache},
+        {"to", layout_json(pr.dst)}, {"rounding", to_string(pr.conversion.rounding)},
+        {"overflow", to_string(pr.conversion.overflow)}, {"impl", res.impl}, {"entry", res.entry}, {"cache", cache},
         {"ready_ms", ready_ms}, {"compile_ms", compile_ms},
         {"kernel_ms", res.kernel_ms >= 0 ? Json(res.kernel_ms) : Json(nullptr)},
         {"gbps", res.kernel_ms > 0 ? Json(bytes / (res.kernel_ms * 1e-3) / 1e9) : Json(nullptr)},
@@ -576,11 +590,15 @@ std::vector<std::pair<Pair, std::string>> read_reorder_list(const std::string& p
 int bench_batch_list(const Args& a, const CliOptions& o) {
   for (const char* k : {"from", "to", "shape", "dtype", "to-dtype", "to-shape"})
     if (a.has(k)) throw Error("--" + std::string(k) + " goes in the --batch file's lines, not on the command line");
+  // One conversion for the whole batch (ReorderOptions::conversion): given on the command line, not per line.
+  const Conversion conv = conversion_from(a);
   const std::string path = a.get("batch");
   const auto list = read_reorder_list(path, "batch");
   std::vector<std::pair<Layout, Layout>> pairs;
   for (const auto& [pr, impl] : list) {
     if (!impl.empty()) throw Error(path + ": --impl in a batch file; force one implementation for all with bench's --impl");
+    if (pr.conversion != Conversion{})
+      throw Error(path + ": --round or --overflow in a batch file; give one for all on bench's command line");
     pairs.emplace_back(pr.src, pr.dst);
   }
   const int runs = static_cast<int>(a.count("runs", 25, 1, 100000));
@@ -589,7 +607,7 @@ int bench_batch_list(const Args& a, const CliOptions& o) {
   BatchBenchResult r;
   {
     const CompileProgress progress("compiling the batch's kernels (not in the kernel cache yet)");
-    r = bench_batch(engine, pairs, a.get("impl"), runs);
+    r = bench_batch(engine, pairs, a.get("impl"), runs, conv);
   }
   if (a.has("json")) {
     std::printf("%s\n", Json::parse(r.json()).dump(2).c_str());
@@ -621,15 +639,16 @@ int cmd_bench(const Args& a, const CliOptions& o) {
   {
     // The compile apart from the timing, so that a long one can say so without covering the runs.
     const CompileProgress progress("compiling the reorder's kernel (not in the kernel cache yet)");
-    prepare(engine, {{pr.src, pr.dst}}, a.get("impl"));
+    prepare(engine, {{pr.src, pr.dst}}, a.get("impl"), pr.conversion);
   }
-  BenchResult r = bench_reorder(engine, pr.src, pr.dst, a.get("impl"), runs);
+  BenchResult r = bench_reorder(engine, pr.src, pr.dst, a.get("impl"), runs, pr.conversion);
   if (a.has("json")) {
     std::printf("%s\n", Json::parse(r.json(pr.src, pr.dst)).dump(2).c_str());
     return 0;
   }
   std::printf("device: %s / %s\n", engine.info().platform.c_str(), engine.info().name.c_str());
   std::printf("reorder: %s -> %s\n", pr.src.describe().c_str(), pr.dst.describe().c_str());
+  if (pr.conversion != Conversion{}) std::printf("conversion: %s\n", pr.conversion.key().c_str());
   std::printf("impl: %s, %d runs (medians)\n", r.impl.c_str(), r.runs);
   std::printf("reorder: %.4f ms (kernel %.4f ms), %.2f GB/s logical, %.2f GB/s physical\n", r.median_ms, r.kernel_ms,
               r.gbps_logical, r.gbps_physical);
@@ -682,16 +701,21 @@ int cmd_cache(const Args& a) {
 int cmd_precompile(const Args& a, const CliOptions& o) {
   const std::string path = a.positional();
   if (path.empty()) throw Error("precompile takes one FILE of reorders, one per line (the options of run)");
-  std::map<std::string, std::vector<std::pair<Layout, Layout>>> by_impl;
+  // One program per forced implementation and conversion.
+  std::map<std::pair<std::string, std::string>, std::pair<Conversion, std::vector<std::pair<Layout, Layout>>>> groups;
   const auto list = read_reorder_list(path, "precompile");
-  for (const auto& [pr, impl] : list) by_impl[impl].emplace_back(pr.src, pr.dst);
+  for (const auto& [pr, impl] : list) {
+    auto& g = groups[{impl, pr.conversion.key()}];
+    g.first = pr.conversion;
+    g.second.emplace_back(pr.src, pr.dst);
+  }
   const size_t count = list.size();
   if (o.dry_run) return 0;
   Engine engine = Engine::open(a.get("device"));
   const CacheStats before = ProgramCache::instance().stats();
   {
     const CompileProgress progress("precompiling " + std::to_string(count) + " reorders");
-    for (const auto& [impl, pairs] : by_impl) prepare(engine, pairs, impl);
+    for (const auto& [key, group] : groups) prepare(engine, group.second, key.first, group.first);
   }
   const CacheStats after = ProgramCache::instance().stats();
   const std::string dir = DiskCache::instance().directory();
@@ -720,14 +744,14 @@ int cmd_source(const Args& a, const CliOptions& o) {
   const bool chosen = a.has("device") || std::getenv("CLREORDER_DEVICE");
   if (!o.dry_run && (chosen || !list_devices().empty())) dev = choose_device(a.get("device"));
   if (dev.name.empty()) std::printf("// no OpenCL device: the kernel a typical GPU would get\n");
-  for (const Verdict& v : KernelSelector::instance().explain(ReorderParams{pr.src, pr.dst, dev})) {
+  for (const Verdict& v : KernelSelector::instance().explain(ReorderParams{pr.src, pr.dst, dev, pr.conversion})) {
     std::string what = "declines: " + v.declines;
     if (v.declines.empty())
       what = "accepts, rank " + std::to_string(v.rank.value) + (v.rank.why.empty() ? "" : " (" + v.rank.why + ")") +
              (v.chosen ? ": chosen" : "");
     std::printf("// selector: %-8s %s\n", v.impl.c_str(), what.c_str());
   }
-  KernelData kd = plan_reorder(dev, pr.src, pr.dst, a.get("impl"));
+  KernelData kd = plan_reorder(dev, pr.src, pr.dst, a.get("impl"), pr.conversion);
   std::printf("// %s -> %s\n// impl %s, entry %s, options '%s', global %s, local %s\n", pr.src.describe().c_str(),
               pr.dst.describe().c_str(), kd.impl.c_str(), kd.source.entry.c_str(), kd.source.options.c_str(),
               dims_to_string(Dims(kd.global.begin(), kd.global.end()), ",").c_str(),
@@ -761,7 +785,7 @@ int cmd_demo(const CliOptions& o) {
   std::printf("\n-- the reorder: clreorder run --from bfyx --to b_fs_yx_fsv16 --shape 3,19,5,7 --check --\n");
   Engine engine = Engine::open();
   Dims shape = {3, 19, 5, 7};
-  Pair pr{Layout(Format::parse("bfyx"), DataType::f32, shape), Layout(Format::parse("b_fs_yx_fsv16"), DataType::f32, shape)};
+  Pair pr{Layout(Format::parse("bfyx"), DataType::f32, shape), Layout(Format::parse("b_fs_yx_fsv16"), DataType::f32, shape), {}};
   rc = run_reorder(engine, pr, "", nullptr, true, "");
   if (rc == 0) std::printf("\ndemo: OK\n");
   return rc;

@@ -35,7 +35,7 @@ struct BenchResult {
 /// Times reorder(src -> dst) on the engine's queue: warm-up, then `runs` rounds of reorder, clEnqueueCopyBuffer
 /// and copy kernel.
 BenchResult bench_reorder(const Engine& engine, const Layout& src, const Layout& dst, const std::string& force = "",
-                          int runs = 25);
+                          int runs = 25, const Conversion& conv = {});
 
 /// Medians of a list of reorders run one launch each and as one batch (reorder_batch()), timed alternately.
 struct BatchBenchResult {
@@ -60,6 +60,6 @@ struct BatchBenchResult {
 /// another (offsets 64-byte aligned), run one reorder() per item then as one reorder_batch(), `runs` times
 /// each after warm-up; checks every destination byte of both forms against the host reference.
 BatchBenchResult bench_batch(const Engine& engine, const std::vector<std::pair<Layout, Layout>>& pairs,
-                             const std::string& force = "", int runs = 25);
+                             const std::string& force = "", int runs = 25, const Conversion& conv = {});
 
 }  // namespace clreorder

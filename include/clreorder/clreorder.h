@@ -42,6 +42,9 @@ typedef enum clreorder_policy {
 typedef struct clreorder_context_t* clreorder_context;
 /** A tensor's memory layout: format, data type, dims, paddings, strides, base offset. Immutable. */
 typedef struct clreorder_layout_t* clreorder_layout;
+/** How a reorder changes values on their way between the data types (the rounding and overflow rules); the
+ *  `_attr` forms of the calls take one, NULL meaning the defaults. Set it up before use: calls only read it. */
+typedef struct clreorder_attr_t* clreorder_attr;
 
 /** Counters of the kernel caches in this process (memory and disk). */
 typedef struct clreorder_cache_stats {
@@ -100,6 +103,20 @@ clreorder_status clreorder_layout_bytes(clreorder_layout layout, size_t* bytes);
  *  *length when that is not NULL. */
 clreorder_status clreorder_layout_describe(clreorder_layout layout, char* text, size_t size, size_t* length);
 
+/** Attributes holding the defaults: rounding to nearest even, saturating integers. */
+clreorder_status clreorder_attr_create(clreorder_attr* out);
+
+/** Releases attributes (NULL is ignored). */
+void clreorder_attr_release(clreorder_attr attr);
+
+/** How inexact values round: "nearest-even" (the default) or "toward-zero" (as a C cast; OpenVINO's GPU
+ *  plugin). */
+clreorder_status clreorder_attr_set_rounding(clreorder_attr attr, const char* mode);
+
+/** What out-of-range values become in an integer destination: "saturate" (the default: clamped) or "wrap"
+ *  (modulo 2^bits, two's complement; OpenVINO's truncate mode). Float destinations follow IEEE either way. */
+clreorder_status clreorder_attr_set_overflow(clreorder_attr attr, const char* mode);
+
 /** Enqueues the reorder of `src` (at byte offset src_offset, laid out as src_layout) into `dst` (at dst_offset,
  *  as dst_layout) on the context's queue after the `num_events` events of `wait_list`, and returns at once;
  *  `event` (may be NULL) receives the kernel's event, which the caller releases. Every destination element
@@ -107,6 +124,12 @@ clreorder_status clreorder_layout_describe(clreorder_layout layout, char* text, 
 clreorder_status clreorder_reorder(clreorder_context context, cl_mem src, size_t src_offset, clreorder_layout src_layout,
                                    cl_mem dst, size_t dst_offset, clreorder_layout dst_layout, cl_uint num_events,
                                    const cl_event* wait_list, cl_event* event);
+
+/** clreorder_reorder() converting values by `attr` (NULL: the defaults). */
+clreorder_status clreorder_reorder_attr(clreorder_context context, cl_mem src, size_t src_offset,
+                                        clreorder_layout src_layout, cl_mem dst, size_t dst_offset,
+                                        clreorder_layout dst_layout, clreorder_attr attr, cl_uint num_events,
+                                        const cl_event* wait_list, cl_event* event);
 
 /** One reorder of a batch: a source and a destination, each a buffer, a byte offset in it and a layout. */
 typedef struct clreorder_batch_item {
@@ -127,9 +150,18 @@ typedef struct clreorder_batch_item {
 clreorder_status clreorder_reorder_batch(clreorder_context context, size_t count, const clreorder_batch_item* items,
                                          cl_uint num_events, const cl_event* wait_list, cl_event* event, size_t* launches);
 
+/** clreorder_reorder_batch() converting every item's values by `attr` (NULL: the defaults). */
+clreorder_status clreorder_reorder_batch_attr(clreorder_context context, size_t count, const clreorder_batch_item* items,
+                                              clreorder_attr attr, cl_uint num_events, const cl_event* wait_list,
+                                              cl_event* event, size_t* launches);
+
 /** Compiles the kernels of `count` reorders (src_layouts[i] -> dst_layouts[i]) as one program, ahead of use. */
 clreorder_status clreorder_precompile(clreorder_context context, size_t count, const clreorder_layout* src_layouts,
                                       const clreorder_layout* dst_layouts);
+
+/** clreorder_precompile() for reorders that convert by `attr` (NULL: the defaults). */
+clreorder_status clreorder_precompile_attr(clreorder_context context, size_t count, const clreorder_layout* src_layouts,
+                                           const clreorder_layout* dst_layouts, clreorder_attr attr);
 
 /** Waits for the background compiles and the kernel-cache writes handed to the background thread so far. */
 clreorder_status clreorder_wait_for_background(void);

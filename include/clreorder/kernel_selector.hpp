@@ -12,11 +12,12 @@
 
 namespace clreorder {
 
-/// One reorder problem: source and destination layouts on a device.
+/// One reorder problem: source and destination layouts on a device, and how values convert between them.
 struct ReorderParams {
-  Layout src;
-  Layout dst;
-  DeviceInfo device;
+  Layout src;             ///< the source layout
+  Layout dst;             ///< the destination layout
+  DeviceInfo device;      ///< the device the kernel is for
+  Conversion conversion;  ///< rounding and overflow rules of the type conversion
 };
 
 /// What an implementation generates: the kernel source and its launch shape. Every kernel takes

@@ -29,6 +29,37 @@ std::string data_type_names();
 /// All data types, for listings and tests.
 const std::vector<DataType>& all_data_types();
 
+/// How a conversion rounds a value its destination type cannot hold exactly (a float to an integer, or to a
+/// narrower float). Defaults to IEEE's nearest-even; toward_zero truncates, as C casts and OpenVINO's GPU
+/// plugin do.
+enum class Rounding { nearest_even, toward_zero };
+/// What a conversion to an integer type does with a value outside the type's range: clamp to it, or keep the
+/// value modulo 2^bits (two's complement, as a C cast between integers; OpenVINO's `truncate` mode). Float
+/// destinations follow IEEE whatever the mode (overflow to infinity when rounding to nearest, to the largest
+/// finite value toward zero).
+enum class Overflow { saturate, wrap };
+
+/// How values change on their way between the data types of a reorder: part of the problem (the kernel is
+/// specialised to it), not of its memory layouts. The default is the library's rule since its start.
+struct Conversion {
+  Rounding rounding = Rounding::nearest_even;  ///< how inexact values round
+  Overflow overflow = Overflow::saturate;      ///< what out-of-range values become in an integer type
+  /// Text for cache keys and messages: "" for the default, else "round=toward-zero,overflow=wrap".
+  std::string key() const;
+  /// Whether two conversions compute the same values.
+  bool operator==(const Conversion& o) const { return rounding == o.rounding && overflow == o.overflow; }
+  /// Negation of ==.
+  bool operator!=(const Conversion& o) const { return !(*this == o); }
+};
+/// "nearest-even" or "toward-zero".
+const char* to_string(Rounding r);
+/// "saturate" or "wrap".
+const char* to_string(Overflow o);
+/// Parses "nearest-even" or "toward-zero"; throws naming the value otherwise.
+Rounding parse_rounding(const std::string& name);
+/// Parses "saturate" or "wrap"; throws naming the value otherwise.
+Overflow parse_overflow(const std::string& name);
+
 /// Logical dims, coordinates and paddings, in the canonical axis order of the format.
 using Dims = std::vector<int64_t>;
 

@@ -17,18 +17,24 @@ float f16_to_f32(uint16_t h);
 uint16_t f32_to_bf16(float f);
 /// bf16 bits -> f32, exact.
 float bf16_to_f32(uint16_t h);
+/// f32 -> f16 bits, round toward zero: finite values beyond the largest half give it, infinities and NaN stay.
+uint16_t f32_to_f16_rtz(float f);
+/// f32 -> bf16 bits, round toward zero; NaN stays NaN (quiet).
+uint16_t f32_to_bf16_rtz(float f);
 /// f64 -> f32, round to nearest even; NaN stays NaN (quiet, sign and top payload bits kept), as the device
 /// code writes it out, since hardware conversions differ in NaN payloads.
 float f64_to_f32(double d);
 
-/// Converts one element: equal types copy bits; float to integer rounds to nearest even and saturates,
-/// NaN gives 0; integer to integer saturates; integers to f32 and f64 round to nearest even; anything to
-/// f16/bf16 goes through f32 (an f64 rounded to odd there, so the one rounding to nearest even is exact).
-void convert_element(DataType from, const void* src, DataType to, void* dst);
+/// Converts one element: equal types copy bits; every inexact value rounds once, by `conv.rounding` (to
+/// nearest even by default, or toward zero); float to integer saturates or wraps by `conv.overflow`, NaN
+/// gives 0; integer to integer saturates or wraps; anything to f16/bf16 goes through f32 (an f64 or a 32- or
+/// 64-bit integer rounded to odd there when rounding to nearest, so the one rounding after it is exact).
+void convert_element(DataType from, const void* src, DataType to, void* dst, const Conversion& conv = {});
 
-/// Reorders `src` (src.bytes() bytes) into `dst` (dst.bytes() bytes): every destination element the layout
-/// owns is written, padding with zero. Throws when the logical shapes differ.
-void reference_reorder(const Layout& src, const void* src_data, const Layout& dst, void* dst_data);
+/// Reorders `src` (src.bytes() bytes) into `dst` (dst.bytes() bytes) converting by `conv`: every destination
+/// element the layout owns is written, padding with zero. Throws when the logical shapes differ.
+void reference_reorder(const Layout& src, const void* src_data, const Layout& dst, void* dst_data,
+                       const Conversion& conv = {});
 
 /// The deterministic source pattern: each element is its logical linear index in canonical order, wrapped
 /// to the type's exact range (f32: mod 2^24, f16: mod 2048, bf16: mod 256, f64: exact, integers:

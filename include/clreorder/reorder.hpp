@@ -26,6 +26,8 @@ struct ReorderOptions {
   /// What to do when the specialised kernel is not compiled yet; unset: the engine's policy (Engine::policy(),
   /// `background` unless chosen), or `background` on a bare queue. A forced implementation is always compiled.
   std::optional<CompilePolicy> policy;
+  /// How values round and overflow on the way to the destination's type (every item's, in a batch).
+  Conversion conversion;
 };
 
 /// What a reorder did.
@@ -112,8 +114,9 @@ void set_reorder_args(cl::Kernel& kernel, const cl::Buffer& src, uint64_t src_ba
 /// has none.
 cl::Buffer plans_buffer(const cl::Context& context, const KernelData& kd);
 
-/// The kernel the selector picks for a pair on a device, without running it.
-KernelData plan_reorder(const DeviceInfo& device, const Layout& src, const Layout& dst, const std::string& force = "");
+/// The kernel the selector picks for a pair on a device (converting by `conv`), without running it.
+KernelData plan_reorder(const DeviceInfo& device, const Layout& src, const Layout& dst, const std::string& force = "",
+                        const Conversion& conv = {});
 
 /// Releases every cached kernel, program and dispatch entry (and with them the contexts they retain), after
 /// dropping the queued background compiles and waiting for the one in hand. The caches are never destroyed
@@ -134,7 +137,9 @@ void wait_for_background_compiles();
 void release_cached_kernels_of(const cl::Context& context);
 
 /// Compiles the kernels of many reorders in one program (one compile instead of one per pair), so that
-/// a model load or a test suite pays one build. Later reorder() calls on these pairs compile nothing.
-void prepare(const Engine& engine, const std::vector<std::pair<Layout, Layout>>& pairs, const std::string& force = "");
+/// a model load or a test suite pays one build. Later reorder() calls on these pairs (with the same
+/// conversion) compile nothing.
+void prepare(const Engine& engine, const std::vector<std::pair<Layout, Layout>>& pairs, const std::string& force = "",
+             const Conversion& conv = {});
 
 }  // namespace clreorder

@@ -67,7 +67,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     for (const char* tuning : {"cpu", "gpu"}) {
       const DeviceInfo dev = clreorder_test::tuned_device(tuning);
       for (const auto& impl : KernelSelector::instance().impls()) {
-        if (!impl->reject(ReorderParams{src, dst, dev}).empty()) continue;
+        if (!impl->reject(ReorderParams{src, dst, dev, {}}).empty()) continue;
         const KernelData kd = plan_reorder(dev, src, dst, impl->name());
         fuzz_require(kd.source.code.find(kd.source.entry) != std::string::npos, "a kernel without its entry point");
       }
