@@ -17,23 +17,23 @@
 // Float F (double) to integer type T, saturating: NaN -> 0, else the library's conversion with rounding R.
 #define CR_FLOAT_TO_INT(F, T, N, SUF, R, RSUF)                                                             \
   static inline T##N cr_##F##_to_##T##RSUF##SUF(F##N f) {                                                  \
-    return select(convert_##T##N##_sat_##R(f), (T##N)0, convert_##T##N(isnan(f)));                        \
+    return select(convert_##T##N##_sat_##R(f), (T##N)0, convert_##T##N(isnan(f)));                         \
   }
 // ... wrapping: the rounded value modulo 2^64 (cr_f64_mod64), then its low bits (an unsigned conversion
 // between integers keeps the value modulo 2^bits, by C99's rules, which OpenCL C's conversions follow).
 #define CR_DOUBLE_TO_INT_WRAP(T, UT, N, SUF)                                                               \
   static inline T##N cr_double_to_##T##_wrap##SUF(double##N f) {                                           \
-    return as_##T##N(convert_##UT##N(cr_f64_mod64##SUF(rint(f))));                                        \
+    return as_##T##N(convert_##UT##N(cr_f64_mod64##SUF(rint(f))));                                         \
   }                                                                                                        \
-  static inline T##N cr_double_to_##T##_rtz_wrap##SUF(double##N f) {                                      \
-    return as_##T##N(convert_##UT##N(cr_f64_mod64##SUF(trunc(f))));                                       \
+  static inline T##N cr_double_to_##T##_rtz_wrap##SUF(double##N f) {                                       \
+    return as_##T##N(convert_##UT##N(cr_f64_mod64##SUF(trunc(f))));                                        \
   }
 #define CR_DOUBLE_TO_INT(T, UT, N, SUF)                                                                    \
   CR_FLOAT_TO_INT(double, T, N, SUF, rte, )                                                                \
   CR_FLOAT_TO_INT(double, T, N, SUF, rtz, _rtz)                                                            \
   CR_DOUBLE_TO_INT_WRAP(T, UT, N, SUF)
 // ... to every integer type.
-#define CR_DOUBLE_TO_INTS(N, SUF)                                                                        \
+#define CR_DOUBLE_TO_INTS(N, SUF)                                                                          \
   CR_DOUBLE_TO_INT(char, uchar, N, SUF)                                                                    \
   CR_DOUBLE_TO_INT(uchar, uchar, N, SUF)                                                                   \
   CR_DOUBLE_TO_INT(short, ushort, N, SUF)                                                                  \
@@ -55,14 +55,30 @@
   static inline float##N cr_f32_trunc##SUF(float##N f) {                                                   \
     return select(f, convert_float##N(convert_int##N(f)), as_int##N(as_uint##N(f) & 0x7fffffffu) < 0x4b000000); \
   }                                                                                                        \
-  /* An integral f modulo 2^64, two's complement for negatives: from 2^63 on, f = m * 2^e with e >= 40, */ \
-  /* so the low 64 bits are m shifted (none from e = 64 on: NaN and infinities give 0). */                 \
+  /* An integral f modulo 2^32, two's complement for negatives: from 2^31 on, f = m * 2^e with e >= 8, */  \
+  /* so the low 32 bits are m shifted (none from e = 32 on: NaN and infinities give 0). In float */        \
+  /* arithmetic (f - 2^32 * rint(f / 2^32), exact) an f32 -> i16 reorder took 1.3x as long as this. */     \
+  static inline uint##N cr_f32_mod32##SUF(float##N f) {                                                    \
+    const uint##N x = as_uint##N(f);                                                                       \
+    const int##N small = as_int##N(x & 0x7fffffffu) < 0x4f000000;                                          \
+    const int##N e = as_int##N((x >> 23) & 0xffu) - 150;                                                   \
+    const uint##N m = (x & 0x7fffffu) | 0x800000u;                                                         \
+    uint##N high = select(m << as_uint##N(e & 31), (uint##N)0, as_uint##N(e >= 32));                       \
+    high = select(high, (uint##N)0 - high, as_uint##N(as_int##N(x) < 0));                                  \
+    return select(high, as_uint##N(convert_int##N(select((float##N)0.0f, f, small))), as_uint##N(small));  \
+  }                                                                                                        \
+  /* The same modulo 2^8 (as the low bits of a uint): from 2^31 on every float is a multiple of 2^8. */    \
+  static inline uint##N cr_f32_mod8##SUF(float##N f) {                                                     \
+    const int##N small = as_int##N(as_uint##N(f) & 0x7fffffffu) < 0x4f000000;                              \
+    return as_uint##N(convert_int##N(select((float##N)0.0f, f, small)));                                   \
+  }                                                                                                        \
+  /* The same modulo 2^64: from 2^63 on, f = m * 2^e with e >= 40. */                                      \
   static inline ulong##N cr_f32_mod64##SUF(float##N f) {                                                   \
     const uint##N x = as_uint##N(f);                                                                       \
     const long##N small = convert_long##N(as_int##N(x & 0x7fffffffu) < 0x5f000000);                        \
     const long##N e = convert_long##N((x >> 23) & 0xffu) - 150;                                            \
     const ulong##N m = convert_ulong##N((x & 0x7fffffu) | 0x800000u);                                      \
-    ulong##N high = select(m << as_ulong##N(e & 63), (ulong##N)0, convert_long##N(e >= 64));                                \
+    ulong##N high = select(m << as_ulong##N(e & 63), (ulong##N)0, convert_long##N(e >= 64));               \
     high = select(high, (ulong##N)0 - high, convert_long##N(as_int##N(x) < 0));                            \
     return select(high, as_ulong##N(convert_long##N(select((float##N)0.0f, f, convert_int##N(small)))), small); \
   }
@@ -97,13 +113,16 @@
 #define CR_F32_TO_WIDE_INT(T, N, SUF, LO, HI, LIMIT, MAXV)                                                 \
   CR_F32_TO_WIDE_INT_R(T, N, SUF, LO, HI, LIMIT, MAXV, cr_f32_rint, )                                      \
   CR_F32_TO_WIDE_INT_R(T, N, SUF, LO, HI, LIMIT, MAXV, cr_f32_trunc, _rtz)
-// f32 to any integer type, wrapping: rounded, then the low bits of the value modulo 2^64.
-#define CR_F32_TO_INT_WRAP(T, UT, N, SUF)                                                                  \
+// f32 to an integer type, wrapping: rounded, then the low bits of the value modulo 2^BITS (cr_f32_mod8,
+// cr_f32_mod32 or cr_f32_mod64). Branch-free: a branch per vector to a general path for large values made an
+// f32 -> i8 reorder take 1.7x the time of the saturating one; these took 1.06-1.09x (i8), 1.10x (i32) and
+// 1.47x (i16) of it (perf/clreorder_ab, bfyx -> b_fs_yx_fsv4 8x64x112x112).
+#define CR_F32_TO_INT_WRAP(T, UT, N, SUF, BITS)                                                            \
   static inline T##N cr_float_to_##T##_wrap##SUF(float##N f) {                                             \
-    return as_##T##N(convert_##UT##N(cr_f32_mod64##SUF(cr_f32_rint##SUF(f))));                             \
+    return as_##T##N(convert_##UT##N(cr_f32_mod##BITS##SUF(cr_f32_rint##SUF(f))));                         \
   }                                                                                                        \
   static inline T##N cr_float_to_##T##_rtz_wrap##SUF(float##N f) {                                         \
-    return as_##T##N(convert_##UT##N(cr_f32_mod64##SUF(cr_f32_trunc##SUF(f))));                            \
+    return as_##T##N(convert_##UT##N(cr_f32_mod##BITS##SUF(cr_f32_trunc##SUF(f))));                        \
   }
 #define CR_F32_TO_INTS(N, SUF)                                                                             \
   CR_F32_TO_SMALL_INT(char, N, SUF, -128.0f, 127.0f)                                                       \
@@ -116,14 +135,14 @@
                      0x7fffffffffffffffl)                                                                  \
   CR_F32_TO_WIDE_INT(ulong, N, SUF, 0.0f, 18446742974197923840.0f, 18446744073709551616.0f,                \
                      0xfffffffffffffffful)                                                                 \
-  CR_F32_TO_INT_WRAP(char, uchar, N, SUF)                                                                  \
-  CR_F32_TO_INT_WRAP(uchar, uchar, N, SUF)                                                                 \
-  CR_F32_TO_INT_WRAP(short, ushort, N, SUF)                                                                \
-  CR_F32_TO_INT_WRAP(ushort, ushort, N, SUF)                                                               \
-  CR_F32_TO_INT_WRAP(int, uint, N, SUF)                                                                    \
-  CR_F32_TO_INT_WRAP(uint, uint, N, SUF)                                                                   \
-  CR_F32_TO_INT_WRAP(long, ulong, N, SUF)                                                                  \
-  CR_F32_TO_INT_WRAP(ulong, ulong, N, SUF)
+  CR_F32_TO_INT_WRAP(char, uchar, N, SUF, 8)                                                               \
+  CR_F32_TO_INT_WRAP(uchar, uchar, N, SUF, 8)                                                              \
+  CR_F32_TO_INT_WRAP(short, ushort, N, SUF, 32)                                                            \
+  CR_F32_TO_INT_WRAP(ushort, ushort, N, SUF, 32)                                                           \
+  CR_F32_TO_INT_WRAP(int, uint, N, SUF, 32)                                                                \
+  CR_F32_TO_INT_WRAP(uint, uint, N, SUF, 32)                                                               \
+  CR_F32_TO_INT_WRAP(long, ulong, N, SUF, 64)                                                              \
+  CR_F32_TO_INT_WRAP(ulong, ulong, N, SUF, 64)
 
 // A 32- or 64-bit integer to f32 rounded to odd (toward zero, the lowest bit set when inexact): rounding that
 // once more to f16 or bf16 gives the correctly rounded result, where rounding to nearest twice can miss it
@@ -137,55 +156,55 @@
 // A family of conversion functions M(N, SUF) for scalars and vectors of 2, 4, 8 and 16.
 #define CR_EACH_WIDTH(M) M(, ) M(2, _2) M(4, _4) M(8, _8) M(16, _16)
 
-#define CR_CONVERSIONS(N, SUF) \
-  /* f32 -> f16 bits, round to nearest even; overflow -> inf; NaN stays NaN (quiet, top payload kept). */ \
+#define CR_CONVERSIONS(N, SUF)                                                                             \
+  /* f32 -> f16 bits, round to nearest even; overflow -> inf; NaN stays NaN (quiet, top payload kept). */  \
   static inline ushort##N cr_f32_to_f16##SUF(float##N f) {                                                 \
-    const uint##N x = as_uint##N(f);                                                                      \
-    const uint##N sign = (x >> 16) & 0x8000u, ax = x & 0x7fffffffu;                                       \
-    const uint##N m = ax - 0x38000000u; /* exponent rebased 127 -> 15 */                                  \
-    const uint##N normal = (m + 0xfffu + ((m >> 13) & 1u)) >> 13;                                         \
+    const uint##N x = as_uint##N(f);                                                                       \
+    const uint##N sign = (x >> 16) & 0x8000u, ax = x & 0x7fffffffu;                                        \
+    const uint##N m = ax - 0x38000000u; /* exponent rebased 127 -> 15 */                                   \
+    const uint##N normal = (m + 0xfffu + ((m >> 13) & 1u)) >> 13;                                          \
     /* below 2^-14: adding 0.5 rounds |f| to a multiple of 2^-24 (nearest even) in hardware */             \
-    const uint##N subnormal = as_uint##N(as_float##N(ax) + 0.5f) - 0x3f000000u;                           \
+    const uint##N subnormal = as_uint##N(as_float##N(ax) + 0.5f) - 0x3f000000u;                            \
     uint##N r = select(subnormal, normal, as_uint##N(ax >= 0x38800000u));                                  \
     r = select(r, (uint##N)0x7c00u, as_uint##N(ax >= 0x477ff000u));                                        \
     r = select(r, 0x7e00u | ((ax >> 13) & 0x3ffu), as_uint##N(ax > 0x7f800000u));                          \
-    return convert_ushort##N(sign | r);                                                                   \
-  }                                                                                                       \
-  /* f16 bits -> f32, exact (subnormals normalised, NaN payload kept). */                                 \
+    return convert_ushort##N(sign | r);                                                                    \
+  }                                                                                                        \
+  /* f16 bits -> f32, exact (subnormals normalised, NaN payload kept). */                                  \
   static inline float##N cr_f16_to_f32##SUF(ushort##N h16) {                                               \
-    const uint##N h = convert_uint##N(h16);                                                               \
-    const uint##N sign = (h & 0x8000u) << 16, e = (h >> 10) & 0x1fu, m = h & 0x3ffu;                      \
-    const uint##N normal = sign | ((e + 112u) << 23) | (m << 13);                                         \
-    const uint##N special = sign | 0x7f800000u | (m << 13);                                               \
-    const uint##N tiny = sign | as_uint##N(convert_float##N(m) * 0x1.0p-24f);                             \
+    const uint##N h = convert_uint##N(h16);                                                                \
+    const uint##N sign = (h & 0x8000u) << 16, e = (h >> 10) & 0x1fu, m = h & 0x3ffu;                       \
+    const uint##N normal = sign | ((e + 112u) << 23) | (m << 13);                                          \
+    const uint##N special = sign | 0x7f800000u | (m << 13);                                                \
+    const uint##N tiny = sign | as_uint##N(convert_float##N(m) * 0x1.0p-24f);                              \
     uint##N r = select(normal, special, as_uint##N(e == 0x1fu));                                           \
     return as_float##N(select(r, tiny, as_uint##N(e == 0u)));                                              \
-  }                                                                                                       \
-  /* f32 -> bf16 bits, round to nearest even; NaN stays NaN (quiet). */                                   \
+  }                                                                                                        \
+  /* f32 -> bf16 bits, round to nearest even; NaN stays NaN (quiet). */                                    \
   static inline ushort##N cr_f32_to_bf16##SUF(float##N f) {                                                \
-    const uint##N x = as_uint##N(f);                                                                      \
-    const uint##N rounded = (x + 0x7fffu + ((x >> 16) & 1u)) >> 16;                                       \
-    const uint##N quiet = (x >> 16) | 0x40u;                                                              \
+    const uint##N x = as_uint##N(f);                                                                       \
+    const uint##N rounded = (x + 0x7fffu + ((x >> 16) & 1u)) >> 16;                                        \
+    const uint##N quiet = (x >> 16) | 0x40u;                                                               \
     return convert_ushort##N(select(rounded, quiet, as_uint##N((x & 0x7fffffffu) > 0x7f800000u)));         \
-  }                                                                                                       \
+  }                                                                                                        \
   static inline float##N cr_bf16_to_f32##SUF(ushort##N h) {                                                \
     return as_float##N(convert_uint##N(h) << 16);                                                          \
   }                                                                                                        \
   /* f32 -> f16 bits toward zero: finite values beyond the largest half give it (65504), infinities stay. */ \
   static inline ushort##N cr_f32_to_f16_rtz##SUF(float##N f) {                                             \
-    const uint##N x = as_uint##N(f);                                                                      \
-    const uint##N sign = (x >> 16) & 0x8000u, ax = x & 0x7fffffffu;                                       \
+    const uint##N x = as_uint##N(f);                                                                       \
+    const uint##N sign = (x >> 16) & 0x8000u, ax = x & 0x7fffffffu;                                        \
     /* below 2^-14 |f| * 2^24 is exact and its conversion truncates */                                     \
     uint##N r = select(convert_uint##N(as_float##N(ax) * 0x1.0p24f), (ax - 0x38000000u) >> 13,             \
                        as_uint##N(ax >= 0x38800000u));                                                     \
     r = select(r, (uint##N)0x7bffu, as_uint##N(ax >= 0x47800000u));                                        \
     r = select(r, (uint##N)0x7c00u, as_uint##N(ax >= 0x7f800000u));                                        \
     r = select(r, 0x7e00u | ((ax >> 13) & 0x3ffu), as_uint##N(ax > 0x7f800000u));                          \
-    return convert_ushort##N(sign | r);                                                                   \
-  }                                                                                                       \
-  /* f32 -> bf16 bits toward zero (the exponent range is f32's: nothing overflows). */                      \
+    return convert_ushort##N(sign | r);                                                                    \
+  }                                                                                                        \
+  /* f32 -> bf16 bits toward zero (the exponent range is f32's: nothing overflows). */                     \
   static inline ushort##N cr_f32_to_bf16_rtz##SUF(float##N f) {                                            \
-    const uint##N x = as_uint##N(f);                                                                      \
+    const uint##N x = as_uint##N(f);                                                                       \
     return convert_ushort##N(select(x >> 16, (x >> 16) | 0x40u, as_uint##N((x & 0x7fffffffu) > 0x7f800000u))); \
   }                                                                                                        \
   CR_F32_ROUNDING(N, SUF)                                                                                  \
@@ -205,34 +224,34 @@ CR_EACH_WIDTH(CR_CONVERSIONS)
   /* f64 -> f32, round to nearest even; NaN written out (quiet, sign and top 22 payload bits), since */    \
   /* hardware conversions differ in NaN payloads. */                                                       \
   static inline float##N cr_f64_to_f32##SUF(double##N d) {                                                 \
-    const ulong##N x = as_ulong##N(d);                                                                    \
+    const ulong##N x = as_ulong##N(d);                                                                     \
     const uint##N nan = convert_uint##N((x >> 32) & 0x80000000ul) | 0x7fc00000u |                          \
-                        convert_uint##N((x >> 29) & 0x3ffffful);                                          \
-    return as_float##N(select(as_uint##N(convert_float##N##_rte(d)), nan, convert_uint##N(isnan(d))));   \
-  }                                                                                                       \
+                        convert_uint##N((x >> 29) & 0x3ffffful);                                           \
+    return as_float##N(select(as_uint##N(convert_float##N##_rte(d)), nan, convert_uint##N(isnan(d))));     \
+  }                                                                                                        \
   /* f64 -> f32 rounded to odd (toward zero, lowest bit set when inexact): rounding that once more to */   \
-  /* f16 or bf16 gives the correctly rounded result. NaN as cr_f64_to_f32. */                             \
+  /* f16 or bf16 gives the correctly rounded result. NaN as cr_f64_to_f32. */                              \
   static inline float##N cr_f64_to_f32_odd##SUF(double##N d) {                                             \
-    const float##N t = convert_float##N##_rtz(d);                                                         \
-    const uint##N inexact = convert_uint##N(convert_double##N(t) != d) & 1u;                              \
+    const float##N t = convert_float##N##_rtz(d);                                                          \
+    const uint##N inexact = convert_uint##N(convert_double##N(t) != d) & 1u;                               \
     return as_float##N(select(as_uint##N(t) | inexact, as_uint##N(cr_f64_to_f32##SUF(d)),                  \
-                              convert_uint##N(isnan(d))));                                                \
-  }                                                                                                       \
+                              convert_uint##N(isnan(d))));                                                 \
+  }                                                                                                        \
   /* f64 -> f32 toward zero (finite values beyond f32's range give its largest); NaN as cr_f64_to_f32. */  \
   static inline float##N cr_f64_to_f32_rtz##SUF(double##N d) {                                             \
     return as_float##N(select(as_uint##N(convert_float##N##_rtz(d)), as_uint##N(cr_f64_to_f32##SUF(d)),    \
-                              convert_uint##N(isnan(d))));                                                \
-  }                                                                                                       \
-  /* An integral d modulo 2^64, as cr_f32_mod64: from 2^63 on, d = m * 2^e with e >= 11. */                 \
+                              convert_uint##N(isnan(d))));                                                 \
+  }                                                                                                        \
+  /* An integral d modulo 2^64, as cr_f32_mod64: from 2^63 on, d = m * 2^e with e >= 11. */                \
   static inline ulong##N cr_f64_mod64##SUF(double##N d) {                                                  \
-    const ulong##N x = as_ulong##N(d);                                                                    \
-    const long##N small = convert_long##N(as_long##N(x & 0x7ffffffffffffffful) < 0x43e0000000000000l);                      \
+    const ulong##N x = as_ulong##N(d);                                                                     \
+    const long##N small = convert_long##N(as_long##N(x & 0x7ffffffffffffffful) < 0x43e0000000000000l);     \
     const long##N e = as_long##N((x >> 52) & 0x7fful) - 1075;                                              \
     const ulong##N m = (x & 0xffffffffffffful) | 0x10000000000000ul;                                       \
-    ulong##N high = select(m << as_ulong##N(e & 63), (ulong##N)0, convert_long##N(e >= 64));                                \
-    high = select(high, (ulong##N)0 - high, convert_long##N(as_long##N(x) < 0));                                            \
+    ulong##N high = select(m << as_ulong##N(e & 63), (ulong##N)0, convert_long##N(e >= 64));               \
+    high = select(high, (ulong##N)0 - high, convert_long##N(as_long##N(x) < 0));                           \
     return select(high, as_ulong##N(convert_long##N(select((double##N)0.0, d, small))), small);            \
-  }                                                                                                       \
+  }                                                                                                        \
   CR_DOUBLE_TO_INTS(N, SUF)
 
 CR_EACH_WIDTH(CR_CONVERSIONS_F64)
@@ -278,13 +297,13 @@ CR_EACH_WIDTH(CR_CONVERSIONS_F64)
 // src_wide / dst_wide: the source / destination base is 4-byte aligned, so loads / stores of 8- and 16-bit
 // elements may go as uints.
 // dst_a64: the destination is 64-byte aligned, so vector stores of up to 64 bytes at aligned offsets may stream.
-#define CR_REORDER_BEGIN(i, count)                                \
-  const IDX_T i = (IDX_T)(CR_WORK_ITEM);                            \
-  if (i >= (count)) return;                                        \
-  const bool src_wide = (src_base * sizeof(SRC_T)) % 4 == 0;       \
-  const bool dst_wide = (dst_base * sizeof(DST_T)) % 4 == 0;       \
-  src += src_base;                                                 \
-  dst += dst_base;                                                 \
+#define CR_REORDER_BEGIN(i, count)                                                                         \
+  const IDX_T i = (IDX_T)(CR_WORK_ITEM);                                                                   \
+  if (i >= (count)) return;                                                                                \
+  const bool src_wide = (src_base * sizeof(SRC_T)) % 4 == 0;                                               \
+  const bool dst_wide = (dst_base * sizeof(DST_T)) % 4 == 0;                                               \
+  src += src_base;                                                                                         \
+  dst += dst_base;                                                                                         \
   const bool dst_a64 = ((ulong)dst & 63) == 0;
 
 // Streaming (non-temporal) store of `v`, of vector type T, at `p` aligned to sizeof(T): the selector asks for
