@@ -167,7 +167,9 @@ bool stream_pays(const Layout& src, const Layout& dst, const DeviceInfo& device)
   return stream_pays(static_cast<uint64_t>(src.bytes() + dst.bytes()), device);
 }
 
-std::string convert_expr(DataType from, DataType to, const std::string& v, int width, const Conversion& conv) {
+std::string convert_expr(const ReorderParams& p, const std::string& v, int width) {
+  const DataType from = p.src.data_type(), to = p.dst.data_type();
+  const Conversion& conv = p.conversion;
   if (from == to) return "(" + v + ")";
   const std::string w = width > 1 ? std::to_string(width) : "", suf = width > 1 ? "_" + w : "";
   const std::string t = cl_type(to);
@@ -204,10 +206,6 @@ std::string convert_expr(DataType from, DataType to, const std::string& v, int w
   if (conv.overflow == Overflow::saturate) return "convert_" + t + w + "_sat(" + v + ")";
   const std::string ut = is_unsigned(to) ? t : "u" + t;
   return "as_" + t + w + "(convert_" + ut + w + "(" + v + "))";
-}
-
-std::string convert_expr(const ReorderParams& p, const std::string& v, int width) {
-  return convert_expr(p.src.data_type(), p.dst.data_type(), v, width, p.conversion);
 }
 
 Tuning tuning_of(const DeviceInfo& dev) {

@@ -63,11 +63,8 @@ std::string join_and(const std::vector<std::string>& conditions);
 /// OpenCL C storage type of a data type (f16 and bf16 are ushort bit patterns).
 std::string cl_type(DataType t);
 
-/// Expression converting `v` (of cl_type(from), or a vector of `width` of them) to cl_type(to), with the
-/// rules of convert_element() under `conv`.
-std::string convert_expr(DataType from, DataType to, const std::string& v, int width, const Conversion& conv);
-
-/// The same for a problem's source and destination types and conversion.
+/// Expression converting `v` (of cl_type() of the problem's source type, or a vector of `width` of them) to
+/// its destination type, with the rules of convert_element() under the problem's conversion.
 std::string convert_expr(const ReorderParams& p, const std::string& v, int width = 1);
 
 /// Elements of `t` in 4 bytes (1 for 4- and 8-byte types): the unit a store can be widened to.
