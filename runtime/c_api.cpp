@@ -55,6 +55,9 @@ clreorder_status guarded(const char* function, Body&& body) {
   }
 }
 
+// The conversion of attributes that may be NULL (the defaults).
+clreorder::Conversion conversion_of(clreorder_attr attr) { return attr ? attr->conversion : clreorder::Conversion{}; }
+
 // A null argument the caller had to give: the status for it, with its name.
 clreorder_status missing(const char* function, const char* argument) {
   last_error = std::string(function) + ": " + argument + " is NULL";
@@ -212,7 +215,7 @@ clreorder_status clreorder_reorder_attr(clreorder_context context, cl_mem src, s
   if (num_events > 0) CR_REQUIRE(wait_list);
   return guarded(__func__, [&] {
     clreorder::ReorderOptions opt;
-    if (attr) opt.conversion = attr->conversion;
+    opt.conversion = conversion_of(attr);
     for (cl_uint i = 0; i < num_events; ++i) opt.wait_list.emplace_back(wait_list[i], true);
     const cl::Buffer s = callers_buffer(src), d = callers_buffer(dst);
     clreorder::ReorderResult r =
@@ -237,7 +240,7 @@ clreorder_status clreorder_reorder_batch_attr(clreorder_context context, size_t 
   if (num_events > 0) CR_REQUIRE(wait_list);
   return guarded(__func__, [&] {
     clreorder::ReorderOptions opt;
-    if (attr) opt.conversion = attr->conversion;
+    opt.conversion = conversion_of(attr);
     for (cl_uint i = 0; i < num_events; ++i) opt.wait_list.emplace_back(wait_list[i], true);
     std::vector<clreorder::BatchItem> list;
     for (size_t i = 0; i < count; ++i) {
@@ -273,7 +276,7 @@ clreorder_status clreorder_precompile_attr(clreorder_context context, size_t cou
       if (!src_layouts[i] || !dst_layouts[i]) throw clreorder::Error("layout pair " + std::to_string(i) + " holds a NULL layout");
       pairs.emplace_back(src_layouts[i]->layout, dst_layouts[i]->layout);
     }
-    clreorder::prepare(context->engine, pairs, "", attr ? attr->conversion : clreorder::Conversion{});
+    clreorder::prepare(context->engine, pairs, "", conversion_of(attr));
   });
 }
 
