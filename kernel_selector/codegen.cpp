@@ -114,7 +114,7 @@ std::string cl_type(DataType t) {
     case DataType::f32: return "float";
     case DataType::f16: case DataType::bf16: return "ushort";
     case DataType::i8: return "char";
-    case DataType::u8: return "uchar";
+    case DataType::u8: case DataType::f8e4m3: case DataType::f8e5m2: return "uchar";
     case DataType::i32: return "int";
     case DataType::i64: return "long";
     case DataType::i16: return "short";
@@ -176,8 +176,8 @@ std::string convert_expr(const ReorderParams& p, const std::string& v, int width
   const bool rtz = conv.rounding == Rounding::toward_zero;
   // kernels_cl/common.cl's names: _rtz rounds toward zero, _wrap keeps integers modulo 2^bits.
   const std::string r = rtz ? "_rtz" : "", to_int = r + (conv.overflow == Overflow::wrap ? "_wrap" : "") + suf;
-  const std::string narrow = is_floating(to) && size_of(to) == 2 ? "cr_f32_to_" + std::string(to_string(to)) + r + suf : "";
-  // f64 sources convert from double directly (to f16/bf16 through f32 rounded to odd when rounding to
+  const std::string narrow = is_floating(to) && size_of(to) <= 2 ? "cr_f32_to_" + std::string(to_string(to)) + r + suf : "";
+  // f64 sources convert from double directly (to the narrow floats through f32 rounded to odd when rounding to
   // nearest, so the last rounding is exact; toward zero, truncating twice is truncating once).
   if (from == DataType::f64) {
     const std::string f32 = "cr_f64_to_f32" + r + suf + "(" + v + ")";
@@ -185,13 +185,15 @@ std::string convert_expr(const ReorderParams& p, const std::string& v, int width
     if (!narrow.empty()) return narrow + "(" + (rtz ? f32 : "cr_f64_to_f32_odd" + suf + "(" + v + ")") + ")";
     return "cr_double_to_" + t + to_int + "(" + v + ")";
   }
-  // f32, f16 and bf16 widen to float exactly; integers stay integer until they meet a float. An integer of
-  // 32 or 64 bits bound for f16 or bf16 goes through f32 rounded to odd (or truncated) for the same reason.
+  // f32 and the narrow floats widen to float exactly; integers stay integer until they meet a float. An
+  // integer of 32 or 64 bits bound for a narrow float goes through f32 rounded to odd (or truncated) for the
+  // same reason.
   std::string as_float;
   switch (from) {
     case DataType::f32: as_float = "(" + v + ")"; break;
-    case DataType::f16: as_float = "cr_f16_to_f32" + suf + "(" + v + ")"; break;
-    case DataType::bf16: as_float = "cr_bf16_to_f32" + suf + "(" + v + ")"; break;
+    case DataType::f16: case DataType::bf16: case DataType::f8e4m3: case DataType::f8e5m2:
+      as_float = "cr_" + std::string(to_string(from)) + "_to_f32" + suf + "(" + v + ")";
+      break;
     default:
       as_float = !narrow.empty() && !rtz && size_of(from) >= 4 ? "cr_" + cl_type(from) + "_to_f32_odd" + suf + "(" + v + ")"
                                                                : "convert_float" + w + (rtz ? "_rtz(" : "_rte(") + v + ")";

@@ -60,7 +60,7 @@ TransposeNet transpose_network(const std::string& type, int width, const std::ve
 /// Conditions joined with " && " ("" for none).
 std::string join_and(const std::vector<std::string>& conditions);
 
-/// OpenCL C storage type of a data type (f16 and bf16 are ushort bit patterns).
+/// OpenCL C storage type of a data type (f16 and bf16 are ushort bit patterns, the 8-bit floats uchar).
 std::string cl_type(DataType t);
 
 /// Expression converting `v` (of cl_type() of the problem's source type, or a vector of `width` of them) to

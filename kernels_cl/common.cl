@@ -1,7 +1,7 @@
 // clreorder common OpenCL C: element conversions shared by every reorder kernel, for scalars and for
 // vectors of 2, 4, 8 and 16 (cr_f32_to_f16, cr_f32_to_f16_8, ...). They mirror runtime/reference.cpp bit
-// for bit (f16/bf16 travel as ushort: PoCL has no cl_khr_fp16) and are branch-free, so loops over them
-// vectorise. Included once at the top of every program the cache builds.
+// for bit (f16/bf16 travel as ushort: PoCL has no cl_khr_fp16; f8e4m3/f8e5m2 as uchar) and are
+// branch-free, so loops over them vectorise. Included once at the top of every program the cache builds.
 
 // PoCL's clang warns, for every function below that takes or returns a 512-bit vector (long8, double8,
 // uint16), that the ABI differs without AVX-512: these are inline helpers of one program, never an ABI.
@@ -206,6 +206,65 @@
   static inline ushort##N cr_f32_to_bf16_rtz##SUF(float##N f) {                                            \
     const uint##N x = as_uint##N(f);                                                                       \
     return convert_ushort##N(select(x >> 16, (x >> 16) | 0x40u, as_uint##N((x & 0x7fffffffu) > 0x7f800000u))); \
+  }                                                                                                        \
+  /* f32 -> f8e4m3 bits (OCP E4M3: no infinities, NaN S.1111.111), to nearest even; as OpenVINO's, NaN,  */ \
+  /* infinities and values that round beyond 448 give NaN. Below 2^-6 adding 2^14 rounds |f| to a        */ \
+  /* multiple of 2^-9, the subnormal step, in hardware (8 * 2^-9 carries into the smallest normal).     */ \
+  static inline uchar##N cr_f32_to_f8e4m3##SUF(float##N f) {                                               \
+    const uint##N x = as_uint##N(f);                                                                       \
+    const uint##N sign = (x >> 24) & 0x80u, ax = x & 0x7fffffffu;                                          \
+    const uint##N m = ax - 0x3c000000u; /* exponent rebased 127 -> 7 */                                    \
+    const uint##N normal = (m + 0x7ffffu + ((m >> 20) & 1u)) >> 20;                                        \
+    const uint##N subnormal = as_uint##N(as_float##N(ax) + 0x1.0p14f) - 0x46800000u;                       \
+    uint##N r = select(subnormal, normal, as_uint##N(ax >= 0x3c800000u));                                  \
+    r = select(r, (uint##N)0x7fu, as_uint##N(ax > 0x43e80000u)); /* beyond 464, the tie to 448 */          \
+    return convert_uchar##N(sign | r);                                                                     \
+  }                                                                                                        \
+  /* ... toward zero: finite values beyond 448 give it; NaN and infinities NaN. */                         \
+  static inline uchar##N cr_f32_to_f8e4m3_rtz##SUF(float##N f) {                                           \
+    const uint##N x = as_uint##N(f);                                                                       \
+    const uint##N sign = (x >> 24) & 0x80u, ax = x & 0x7fffffffu;                                          \
+    uint##N r = select(convert_uint##N(as_float##N(ax) * 0x1.0p9f), (ax - 0x3c000000u) >> 20,              \
+                       as_uint##N(ax >= 0x3c800000u));                                                     \
+    r = select(r, (uint##N)0x7eu, as_uint##N(ax >= 0x43f00000u));                                          \
+    r = select(r, (uint##N)0x7fu, as_uint##N(ax >= 0x7f800000u));                                          \
+    return convert_uchar##N(sign | r);                                                                     \
+  }                                                                                                        \
+  /* f8e4m3 bits -> f32, exact; NaN gives a quiet NaN of the same sign. */                                 \
+  static inline float##N cr_f8e4m3_to_f32##SUF(uchar##N b8) {                                              \
+    const uint##N b = convert_uint##N(b8);                                                                 \
+    const uint##N sign = (b & 0x80u) << 24, mag = b & 0x7fu;                                               \
+    const uint##N tiny = sign | as_uint##N(convert_float##N(b & 7u) * 0x1.0p-9f);                          \
+    uint##N r = select(sign | ((mag << 20) + 0x3c000000u), tiny, as_uint##N(mag < 8u));                    \
+    return as_float##N(select(r, sign | 0x7fc00000u, as_uint##N(mag == 0x7fu)));                           \
+  }                                                                                                        \
+  /* f32 -> f8e5m2 bits (f16's exponent range), to nearest even once (OpenVINO rounds to f16 first); */    \
+  /* overflow -> inf; NaN as the top byte of cr_f32_to_f16's. Below 2^-14 adding 2^7 rounds to 2^-16. */   \
+  static inline uchar##N cr_f32_to_f8e5m2##SUF(float##N f) {                                               \
+    const uint##N x = as_uint##N(f);                                                                       \
+    const uint##N sign = (x >> 24) & 0x80u, ax = x & 0x7fffffffu;                                          \
+    const uint##N m = ax - 0x38000000u; /* exponent rebased 127 -> 15 */                                   \
+    const uint##N normal = (m + 0xfffffu + ((m >> 21) & 1u)) >> 21;                                        \
+    const uint##N subnormal = as_uint##N(as_float##N(ax) + 0x1.0p7f) - 0x43000000u;                        \
+    uint##N r = select(subnormal, normal, as_uint##N(ax >= 0x38800000u));                                  \
+    r = select(r, (uint##N)0x7cu, as_uint##N(ax >= 0x47700000u)); /* from 61440, the tie to 2^16 */        \
+    r = select(r, 0x7eu | ((ax >> 21) & 1u), as_uint##N(ax > 0x7f800000u));                                \
+    return convert_uchar##N(sign | r);                                                                     \
+  }                                                                                                        \
+  /* ... toward zero: finite values beyond 57344 give it, infinities stay. */                              \
+  static inline uchar##N cr_f32_to_f8e5m2_rtz##SUF(float##N f) {                                           \
+    const uint##N x = as_uint##N(f);                                                                       \
+    const uint##N sign = (x >> 24) & 0x80u, ax = x & 0x7fffffffu;                                          \
+    uint##N r = select(convert_uint##N(as_float##N(ax) * 0x1.0p16f), (ax - 0x38000000u) >> 21,             \
+                       as_uint##N(ax >= 0x38800000u));                                                     \
+    r = select(r, (uint##N)0x7bu, as_uint##N(ax >= 0x47800000u));                                          \
+    r = select(r, (uint##N)0x7cu, as_uint##N(ax >= 0x7f800000u));                                          \
+    r = select(r, 0x7eu | ((ax >> 21) & 1u), as_uint##N(ax > 0x7f800000u));                                \
+    return convert_uchar##N(sign | r);                                                                     \
+  }                                                                                                        \
+  /* f8e5m2 bits -> f32, exact: they are an f16's top byte. */                                             \
+  static inline float##N cr_f8e5m2_to_f32##SUF(uchar##N b) {                                               \
+    return cr_f16_to_f32##SUF(convert_ushort##N(b) << (ushort)8);                                          \
   }                                                                                                        \
   CR_F32_ROUNDING(N, SUF)                                                                                  \
   CR_F32_TO_INTS(N, SUF)                                                                                   \

@@ -29,7 +29,7 @@ std::optional<dnnl::memory::desc> to_onednn(const Layout& l, std::string* why) {
     case DataType::i8: dt = dnnl_s8; break;
     case DataType::u8: dt = dnnl_u8; break;
     case DataType::i32: dt = dnnl_s32; break;
-    default: *why = "oneDNN has no i64"; return std::nullopt;
+    default: *why = std::string("no oneDNN type for ") + to_string(l.data_type()); return std::nullopt;
   }
   if (f.swizzle()) { *why = "swizzled"; return std::nullopt; }
   for (int a = 0; a < l.rank(); ++a)

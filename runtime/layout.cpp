@@ -72,12 +72,15 @@ const char* to_string(DataType t) {
     case DataType::u32: return "u32";
     case DataType::u64: return "u64";
     case DataType::f64: return "f64";
+    case DataType::f8e4m3: return "f8e4m3";
+    case DataType::f8e5m2: return "f8e5m2";
   }
   return "?";
 }
 
 const std::vector<DataType>& all_data_types() {
   static const std::vector<DataType> all = {DataType::f32, DataType::f16, DataType::bf16, DataType::f64,
+                                            DataType::f8e4m3, DataType::f8e5m2,
                                             DataType::i8,  DataType::u8,  DataType::i16,  DataType::u16,
                                             DataType::i32, DataType::u32, DataType::i64,  DataType::u64};
   return all;
@@ -92,6 +95,17 @@ std::string data_type_names() {
 DataType parse_data_type(const std::string& name) {
   for (DataType t : all_data_types())
     if (name == to_string(t)) return t;
+  // oneDNN's and PyTorch's spellings of the types whose names differ from OpenVINO's.
+  static const std::pair<const char*, DataType> aliases[] = {
+      {"s8", DataType::i8},           {"s16", DataType::i16},          {"s32", DataType::i32},
+      {"s64", DataType::i64},         {"f8_e4m3", DataType::f8e4m3},   {"f8_e5m2", DataType::f8e5m2},
+      {"float32", DataType::f32},     {"float16", DataType::f16},      {"bfloat16", DataType::bf16},
+      {"float64", DataType::f64},     {"int8", DataType::i8},          {"uint8", DataType::u8},
+      {"int16", DataType::i16},       {"uint16", DataType::u16},       {"int32", DataType::i32},
+      {"uint32", DataType::u32},      {"int64", DataType::i64},        {"uint64", DataType::u64},
+      {"float8_e4m3fn", DataType::f8e4m3}, {"float8_e5m2", DataType::f8e5m2}};
+  for (const auto& [alias, t] : aliases)
+    if (name == alias) return t;
   throw Error("unknown data type '" + name + "' (expected one of " + data_type_names() + ")");
 }
 
@@ -99,14 +113,15 @@ size_t size_of(DataType t) {
   switch (t) {
     case DataType::f32: case DataType::i32: case DataType::u32: return 4;
     case DataType::f16: case DataType::bf16: case DataType::i16: case DataType::u16: return 2;
-    case DataType::i8: case DataType::u8: return 1;
+    case DataType::i8: case DataType::u8: case DataType::f8e4m3: case DataType::f8e5m2: return 1;
     case DataType::i64: case DataType::u64: case DataType::f64: return 8;
   }
   return 0;
 }
 
 bool is_floating(DataType t) {
-  return t == DataType::f32 || t == DataType::f16 || t == DataType::bf16 || t == DataType::f64;
+  return t == DataType::f32 || t == DataType::f16 || t == DataType::bf16 || t == DataType::f64 ||
+         t == DataType::f8e4m3 || t == DataType::f8e5m2;
 }
 
 bool is_unsigned(DataType t) {

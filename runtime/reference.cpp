@@ -89,6 +89,8 @@ Value load(DataType t, const void* p) {
     case DataType::f16: { uint16_t v; std::memcpy(&v, p, 2); return single(f16_to_f32(v)); }
     case DataType::bf16: { uint16_t v; std::memcpy(&v, p, 2); return single(bf16_to_f32(v)); }
     case DataType::f64: { double v; std::memcpy(&v, p, 8); return {Value::dbl, v, 0, false, 0}; }
+    case DataType::f8e4m3: return single(f8e4m3_to_f32(*static_cast<const uint8_t*>(p)));
+    case DataType::f8e5m2: return single(f8e5m2_to_f32(*static_cast<const uint8_t*>(p)));
     case DataType::i8: return load_int<int8_t>(p);
     case DataType::u8: return load_int<uint8_t>(p);
     case DataType::i16: return load_int<int16_t>(p);
@@ -130,7 +132,58 @@ void store_int(const Value& v, void* p, const Conversion& conv) {
   std::memcpy(p, &out, sizeof(T));
 }
 
+// An OCP 8-bit float: `mbits` mantissa bits, smallest normal exponent `emin`, largest finite code `max_code`.
+// The host encodes by scaling to an integer and rounding it with the C library (the device code works on
+// bit patterns instead, so the two are independent derivations of one rounding).
+struct Small {
+  int mbits, emin;
+  uint8_t max_code;
+};
+constexpr Small e4m3{3, -6, 0x7e}, e5m2{2, -14, 0x7b};
+
+// |f| (finite) as a code of `t`, rounded by `rtz`; codes past max_code mean overflow. Scaling by powers of two
+// is exact in double, so the one rounding is nearbyint's (to nearest even) or trunc's.
+uint32_t small_code(double a, const Small& t, bool rtz) {
+  const int e = a < std::ldexp(1.0, t.emin) ? t.emin : std::ilogb(a);  // subnormals share emin's scale
+  const double q = std::ldexp(a, t.mbits - e), r = rtz ? std::trunc(q) : std::nearbyint(q);
+  const uint32_t rounded = static_cast<uint32_t>(r);  // < 2^(mbits + 1); 2^mbits * 2 carries into e + 1
+  return a < std::ldexp(1.0, t.emin) ? rounded : (static_cast<uint32_t>(e - t.emin + 1) << t.mbits) + rounded - (1u << t.mbits);
+}
+
+float small_value(uint8_t b, const Small& t) {
+  const int field = (b & 0x7f) >> t.mbits, m = b & ((1 << t.mbits) - 1);
+  const double v = field == 0 ? std::ldexp(m, t.emin - t.mbits) : std::ldexp((1 << t.mbits) + m, field - 1 + t.emin - t.mbits);
+  return static_cast<float>(b & 0x80 ? -v : v);
+}
+
 }  // namespace
+
+uint8_t f32_to_f8e4m3(float f, bool toward_zero) {
+  const uint8_t sign = static_cast<uint8_t>((bits_of(f) >> 24) & 0x80u);
+  if (!std::isfinite(f)) return sign | 0x7f;
+  const uint32_t code = small_code(std::fabs(static_cast<double>(f)), e4m3, toward_zero);
+  return static_cast<uint8_t>(sign | (code <= e4m3.max_code ? code : toward_zero ? e4m3.max_code : 0x7fu));
+}
+
+float f8e4m3_to_f32(uint8_t b) {
+  if ((b & 0x7f) == 0x7f) return float_of((b & 0x80u) << 24 | 0x7fc00000u);
+  return small_value(b, e4m3);
+}
+
+uint8_t f32_to_f8e5m2(float f, bool toward_zero) {
+  const uint32_t x = bits_of(f);
+  const uint8_t sign = static_cast<uint8_t>((x >> 24) & 0x80u);
+  if (std::isnan(f)) return static_cast<uint8_t>(sign | 0x7e | ((x >> 21) & 1u));
+  if (std::isinf(f)) return sign | 0x7c;
+  const uint32_t code = small_code(std::fabs(static_cast<double>(f)), e5m2, toward_zero);
+  return static_cast<uint8_t>(sign | (code <= e5m2.max_code ? code : toward_zero ? e5m2.max_code : 0x7cu));
+}
+
+float f8e5m2_to_f32(uint8_t b) {
+  if ((b & 0x7c) == 0x7c)  // infinities and NaN: f16's, payload kept
+    return float_of((b & 0x80u) << 24 | 0x7f800000u | (b & 0x3u) << 21);
+  return small_value(b, e5m2);
+}
 
 uint16_t f32_to_f16(float f) {
   uint32_t x = bits_of(f);
@@ -218,6 +271,8 @@ void convert_element(DataType from, const void* src, DataType to, void* dst, con
       std::memcpy(dst, &h, 2);
       return;
     }
+    case DataType::f8e4m3: *static_cast<uint8_t*>(dst) = f32_to_f8e4m3(to_single(v, false, r), rtz); return;
+    case DataType::f8e5m2: *static_cast<uint8_t*>(dst) = f32_to_f8e5m2(to_single(v, false, r), rtz); return;
     case DataType::f64: {
       double d = v.kind == Value::dbl ? v.f : v.kind == Value::single ? static_cast<double>(v.sf) : static_cast<double>(exact(v));
       if (rtz && v.kind == Value::integer) d = toward_zero(d, exact(v));
@@ -295,6 +350,8 @@ std::vector<uint8_t> make_pattern(const Layout& layout) {
       case DataType::f16: { uint16_t v = f32_to_f16(static_cast<float>(n % 2048)); std::memcpy(p, &v, 2); break; }
       case DataType::bf16: { uint16_t v = f32_to_bf16(static_cast<float>(n % 256)); std::memcpy(p, &v, 2); break; }
       case DataType::f64: { double v = static_cast<double>(n); std::memcpy(p, &v, 8); break; }
+      case DataType::f8e4m3: *p = f32_to_f8e4m3(static_cast<float>(n % 16)); break;
+      case DataType::f8e5m2: *p = f32_to_f8e5m2(static_cast<float>(n % 8)); break;
       case DataType::i8: case DataType::u8: *p = static_cast<uint8_t>(n & 0xff); break;
       case DataType::i16: case DataType::u16: { uint16_t v = static_cast<uint16_t>(n); std::memcpy(p, &v, 2); break; }
       case DataType::i32: case DataType::u32: { uint32_t v = static_cast<uint32_t>(n); std::memcpy(p, &v, 4); break; }

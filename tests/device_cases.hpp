@@ -24,22 +24,33 @@ struct Case {
   Conversion conversion = {};  // rounding and overflow of the type conversion
 };
 
+/// Bits of a float type's significand, the hidden one included (0 for integer types).
+inline int significand_bits(DataType t) {
+  switch (t) {
+    case DataType::f64: return 53;
+    case DataType::f32: return 24;
+    case DataType::f16: return 11;
+    case DataType::bf16: return 8;
+    case DataType::f8e4m3: return 4;
+    case DataType::f8e5m2: return 3;
+    default: return 0;
+  }
+}
+
 /// Largest n such that every integer 1..n is exact in `t` (so it survives any conversion into a type that
 /// holds it too, and back).
 inline int64_t exact_integers(DataType t) {
+  if (is_floating(t)) return int64_t(1) << significand_bits(t);
   switch (t) {
     case DataType::u8: return 255;
     case DataType::i8: return 127;
-    case DataType::f16: return 2048;
-    case DataType::bf16: return 256;
-    case DataType::f32: return int64_t(1) << 24;
     case DataType::i16: return INT16_MAX;
     case DataType::u16: return UINT16_MAX;
     case DataType::i32: return INT32_MAX;
     case DataType::u32: return UINT32_MAX;
-    case DataType::i64: case DataType::u64: case DataType::f64: return int64_t(1) << 53;
+    case DataType::i64: case DataType::u64: return int64_t(1) << 53;
+    default: return 1;
   }
-  return 1;
 }
 
 /// Calls f(coordinate, n) for every logical coordinate, n counting them row-major in canonical order.

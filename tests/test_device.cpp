@@ -67,8 +67,8 @@ static bool is_narrow_float_or_f32(DataType t) { return t == DataType::f32 || t 
 static bool can_round(DataType from, DataType to) {
   if (from == to) return false;
   if (!is_floating(to)) return is_floating(from);
-  if (is_floating(from)) return size_of(to) < size_of(from) || (size_of(to) == 2 && size_of(from) == 2);
-  return size_of(from) * 8 > static_cast<size_t>(to == DataType::f64 ? 53 : to == DataType::f32 ? 24 : to == DataType::f16 ? 11 : 8);
+  if (is_floating(from)) return size_of(to) < size_of(from) || (size_of(to) == size_of(from) && size_of(to) <= 2);
+  return size_of(from) * 8 > static_cast<size_t>(significand_bits(to));
 }
 static bool can_overflow(DataType from, DataType to) {
   if (from == to || is_floating(to)) return false;
@@ -92,7 +92,7 @@ TEST(Device, EveryDataTypePairOnRandomBits) {
   REQUIRE_DEVICE(e);
   std::vector<Case> cases;
   const std::pair<const char*, const char*> formats[] = {{"bfyx", "b_fs_yx_fsv16"}, {"b_fs_yx_fsv16", "byxf"}, {"byxf", "byxf"}};
-  // All 144 pairs on the first format pair; on the others each type to and from f32, f16 and itself (the
+  // All 196 pairs on the first format pair; on the others each type to and from f32, f16, bf16 and itself (the
   // conversions are one family of functions per pair, the formats change the vector paths around them).
   for (const auto& [s, d] : formats)
     for (DataType st : all_data_types())
@@ -102,13 +102,15 @@ TEST(Device, EveryDataTypePairOnRandomBits) {
   run_batch(*e, cases, true);
 }
 
-// Every f16 and bf16 pattern, f32 and f64 edge values and every integer type's limits, converted to every
-// type on the device, against the host.
+// Every f16, bf16, f8e4m3 and f8e5m2 pattern, f32 and f64 edge values and every integer type's limits,
+// converted to every type on the device, against the host.
 TEST(Device, ConversionsMatchTheHostBitForBit) {
   REQUIRE_DEVICE(e);
   Format plain = Format::parse("bfyx");
   std::vector<uint8_t> all16(65536 * 2);
   for (uint32_t h = 0; h < 65536; ++h) std::memcpy(&all16[h * 2], &h, 2);
+  std::vector<uint8_t> all8(256);
+  for (int b = 0; b < 256; ++b) all8[static_cast<size_t>(b)] = static_cast<uint8_t>(b);
   std::vector<float> edges = {0.0f, -0.0f, 0.5f, 1.5f, 2.5f, -2.5f, 127.5f, 128.0f, -128.5f, 255.5f, 256.0f, 65504.0f,
                               -3.5f, 300.7f, -300.7f, 70000.5f, 1e30f, -1e20f, 3.4028235e38f, std::ldexp(3.0f, 62),
                               -std::ldexp(3.0f, 62), std::ldexp(1.0f, 63), std::ldexp(1.0f, 64), std::ldexp(1.5f, 40),
@@ -144,12 +146,27 @@ TEST(Device, ConversionsMatchTheHostBitForBit) {
   const int64_t big = int64_t(1) << 53;
   const std::vector<std::pair<DataType, std::vector<uint8_t>>> sources = {
       {DataType::f16, all16}, {DataType::bf16, all16}, {DataType::f32, {}}, {DataType::f64, f64},
+      {DataType::f8e4m3, all8}, {DataType::f8e5m2, all8},
       {DataType::i16, ints({0, 1, -1, 127, 128, -129, 255, 256, 2049, 2051, INT16_MAX, INT16_MIN}, 2)},
       {DataType::u16, ints({0, 1, 255, 256, 2049, 2051, 32767, 32768, 65535}, 2)},
       {DataType::u32, ints({0, 1, 65535, 65536, 16777217, 16777219, INT32_MAX, int64_t(1) << 31, UINT32_MAX}, 4)},
       {DataType::i64, ints({0, -1, INT32_MAX, INT32_MIN, int64_t(UINT32_MAX), 16777217, big + 1, -(big + 1), big + 3,
                             INT64_MAX, INT64_MIN}, 8)},
       {DataType::u64, ints({0, 1, INT64_MAX, INT64_MIN, -1, big + 1, -(big + 1), int64_t(UINT32_MAX) + 1}, 8)}};
+  // Both ways for the 8-bit floats: every pattern (above), and back from f32 every value, each midpoint
+  // between neighbours (ties to even) and the floats just beside it.
+  for (float (*decode)(uint8_t) : {f8e4m3_to_f32, f8e5m2_to_f32})
+    for (int b = 0; b < 255; ++b) {
+      const float v = decode(static_cast<uint8_t>(b)), next = decode(static_cast<uint8_t>(b + 1));
+      edges.push_back(v);
+      if (b == 0x7f || !std::isfinite(v) || !std::isfinite(next)) continue;  // no neighbour above
+      const float mid = (v + next) / 2;  // exact: the 8-bit floats are far narrower than f32
+      edges.insert(edges.end(), {mid, std::nextafter(mid, v), std::nextafter(mid, next)});
+    }
+  // Their overflow boundaries (f8e4m3: the tie between 448 and 480, beyond which NaN; f8e5m2: 61440, the tie
+  // to 2^16 = inf) and the ties below their smallest subnormals.
+  for (float v : {464.0f, 480.0f, 61440.0f, std::ldexp(1.0f, -10), std::ldexp(1.0f, -17)})
+    edges.insert(edges.end(), {v, -v, std::nextafter(v, 0.0f), std::nextafter(v, INFINITY)});
   std::vector<uint8_t> f32(edges.size() * 4);
   std::memcpy(f32.data(), edges.data(), f32.size());
   // Every pair under the default conversion; under each other one (issue 16's modes) the pairs it changes.
@@ -183,14 +200,15 @@ TEST(Device, ConversionsMatchTheHostBitForBit) {
 TEST(Device, ConversionModesOnEveryPath) {
   REQUIRE_DEVICE(e);
   std::vector<Case> cases;
-  const std::vector<DataType>& types = all_data_types();  // 4 float types, then 8 integer types
+  const std::vector<DataType>& types = all_data_types();  // the float types, then the 8 integer types
+  const size_t ints = static_cast<size_t>(std::find_if(types.begin(), types.end(), [](DataType t) { return !is_floating(t); }) - types.begin());
   for (size_t m = 0; m < other_conversions().size(); ++m)
     for (size_t j = 0; j < types.size(); ++j)
       for (DataType st : types) {
         const Conversion& conv = other_conversions()[m];
         const DataType dt = types[j];
         // And one integer source: another one for each destination and mode.
-        const bool chosen = st == DataType::f32 || st == DataType::f64 || st == types[4 + (j + 3 + m) % 8];
+        const bool chosen = st == DataType::f32 || st == DataType::f64 || st == types[ints + (j + 3 + m) % 8];
         if (chosen && matters(conv, st, dt)) {
           cases.push_back(converting(make_case(Format::parse("bfyx"), Format::parse("b_fs_yx_fsv16"), {2, 19, 5, 7}, st, dt), conv));
         }
@@ -620,7 +638,7 @@ TEST(Device, TiledPathsOnVectorFriendlyShapes) {
       cases.push_back(make_case(Format::parse(s), Format::parse(d), shape, DataType::f32, DataType::f32, {0, 0, 1, 0},
                                 {0, 0, 0, 1}, {0, 0, 0, 2}, {0, 0, 1, 0}));
     }
-  // Each type to and from f32, f16, bf16 and itself (EveryDataTypePairOnRandomBits runs all 144 pairs), from
+  // Each type to and from f32, f16, bf16 and itself (EveryDataTypePairOnRandomBits runs all 196 pairs), from
   // bfyx and byxf in turn (each pair is one kernel to compile: the suite's time is mostly PoCL's compiles).
   int turn = 0;
   for (DataType st : all_data_types())
@@ -667,7 +685,7 @@ TEST(Device, StagedOnOddRuns) {
   cases.push_back(make_case(Format::parse("goiyx"), Format::parse("gs_oiyx_gsv16"), {32, 1, 1, 3, 3}));
   cases.push_back(make_case(Format::parse("goiyx"), Format::parse("gs_oiyx_gsv16"), {48, 2, 3, 3, 3}, DataType::f32, DataType::f16));
   // Every type as source and as destination (the conversions themselves are shared with tiled, which runs
-  // all 49 pairs).
+  // each type to and from f32, f16, bf16 and itself).
   for (DataType t : all_data_types()) {
     cases.push_back(make_case(Format::parse("bfyx"), Format::parse("byxf"), {2, 24, 3, 3}, t, DataType::f32));
     cases.push_back(make_case(Format::parse("bfyx"), Format::parse("byxf"), {2, 24, 3, 3}, DataType::f16, t));
@@ -809,8 +827,11 @@ TEST(Device, GenericOnFormatsTypesAndPadding) {
                                 Dims(static_cast<size_t>(rank), 1), {}));
     }
   }
+  // Each type to and from f32, f16, bf16 and itself: the scalar conversions are the ones every implementation
+  // prints (EveryDataTypePairOnRandomBits runs all pairs, tails on the scalar path among them).
   for (DataType st : all_data_types())
     for (DataType dt : all_data_types())
-      cases.push_back(make_case(Format::parse("byxf"), Format::parse("bs_fs_yx_bsv4_fsv4"), {3, 19, 2, 3}, st, dt));
+      if (st == dt || is_narrow_float_or_f32(st) || is_narrow_float_or_f32(dt))
+        cases.push_back(make_case(Format::parse("byxf"), Format::parse("bs_fs_yx_bsv4_fsv4"), {3, 19, 2, 3}, st, dt));
   run_batch(*e, cases, true, "generic");
 }

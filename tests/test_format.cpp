@@ -284,14 +284,17 @@ TEST(Conversions, RoundingAndSaturation) {
   EXPECT_EQ(small, -128);
 }
 
+// One element converted by the host reference, its bits zero-extended.
+template <class T>
+uint64_t cvt(DataType from, T v, DataType to, const Conversion& c = {}) {
+  uint64_t out = 0;
+  convert_element(from, &v, to, &out, c);
+  return out;
+}
+
 // The 16-, 32- and 64-bit types issue 12 added: known results, including f64 values that a conversion
 // rounding twice (to f32, then to f16) would get wrong.
 TEST(Conversions, SixteenThirtyTwoAndSixtyFourBitTypes) {
-  auto cvt = [](DataType from, auto v, DataType to) {
-    uint64_t out = 0;
-    convert_element(from, &v, to, &out);
-    return out;
-  };
   const double p40 = std::ldexp(1.0, -40);
   EXPECT_EQ(cvt(DataType::f64, 1.0 + std::ldexp(1.0, -11) + p40, DataType::f16), 0x3c01u);  // twice: 0x3c00
   EXPECT_EQ(cvt(DataType::f64, 1.0 + std::ldexp(1.0, -11), DataType::f16), 0x3c00u);        // a true tie
@@ -334,11 +337,6 @@ TEST(Conversions, SixteenThirtyTwoAndSixtyFourBitTypes) {
 TEST(Conversions, RoundingAndOverflowModes) {
   const Conversion rtz{Rounding::toward_zero, Overflow::saturate}, wrap{Rounding::nearest_even, Overflow::wrap};
   const Conversion truncate{Rounding::toward_zero, Overflow::wrap};
-  auto cvt = [](DataType from, auto v, DataType to, const Conversion& c) {
-    uint64_t out = 0;
-    convert_element(from, &v, to, &out, c);
-    return out;
-  };
   const float ov[] = {1, -2.5f, 3.1f, -4, 5.03f, -6.99f, 7, -8, 9};
   const int8_t want_i8[] = {1, -2, 3, -4, 5, -6, 7, -8, 9};
   const uint8_t want_u8[] = {1, 254, 3, 252, 5, 250, 7, 248, 9};
@@ -390,6 +388,96 @@ TEST(Conversions, RoundingAndOverflowModes) {
   EXPECT_NE(error_of([] { parse_overflow("clamp"); }).find("'clamp'"), std::string::npos);
   EXPECT_EQ(Conversion{}.key(), "");
   EXPECT_EQ(truncate.key(), "round=toward-zero,overflow=wrap");
+}
+
+// Issue 16's 8-bit floats: OpenVINO's values for every pattern (f8e4m3: no infinities, 448 the largest,
+// S.1111.111 NaN; f8e5m2: f16's top byte), round trips, ties to even at every midpoint, truncation, and the
+// overflow and NaN behaviour of OpenVINO's conversion.
+TEST(Conversions, EightBitFloats) {
+  const Conversion rtz{Rounding::toward_zero, Overflow::saturate};
+  EXPECT_EQ(f8e4m3_to_f32(0x01), std::ldexp(1.0f, -9));
+  EXPECT_EQ(f8e4m3_to_f32(0x08), std::ldexp(1.0f, -6));
+  EXPECT_EQ(f8e4m3_to_f32(0x38), 1.0f);
+  EXPECT_EQ(f8e4m3_to_f32(0x59), 18.0f);
+  EXPECT_EQ(f8e4m3_to_f32(0x7e), 448.0f);
+  EXPECT_EQ(f8e4m3_to_f32(0xb8), -1.0f);
+  EXPECT_EQ(cvt(DataType::f8e4m3, uint8_t{0x7f}, DataType::f32), 0x7fc00000u);
+  EXPECT_EQ(cvt(DataType::f8e4m3, uint8_t{0xff}, DataType::f32), 0xffc00000u);
+  EXPECT_EQ(f8e5m2_to_f32(0x01), std::ldexp(1.0f, -16));
+  EXPECT_EQ(f8e5m2_to_f32(0x04), std::ldexp(1.0f, -14));
+  EXPECT_EQ(f8e5m2_to_f32(0x3c), 1.0f);
+  EXPECT_EQ(f8e5m2_to_f32(0x7b), 57344.0f);
+  EXPECT_EQ(f8e5m2_to_f32(0xfc), -INFINITY);
+  // f8e5m2 is f16's top byte, NaN payloads included.
+  for (int b = 0; b < 256; ++b)
+    EXPECT_EQ(cvt(DataType::f8e5m2, static_cast<uint8_t>(b), DataType::f32), cvt(DataType::f16, static_cast<uint16_t>(b << 8), DataType::f32)) << b;
+  for (DataType t : {DataType::f8e4m3, DataType::f8e5m2}) {
+    SCOPED_TRACE(to_string(t));
+    auto decode = [t](int b) { return t == DataType::f8e4m3 ? f8e4m3_to_f32(static_cast<uint8_t>(b)) : f8e5m2_to_f32(static_cast<uint8_t>(b)); };
+    int finite = 0;
+    for (int b = 0; b < 256; ++b) {
+      const float v = decode(b);
+      if (std::isnan(v)) continue;
+      ++finite;
+      EXPECT_EQ(cvt(DataType::f32, v, t), static_cast<uint64_t>(b)) << b;  // every value round-trips
+      EXPECT_EQ(cvt(DataType::f32, v, t, rtz), static_cast<uint64_t>(b)) << b;
+      const float next = decode(b + 1);
+      if ((b & 0x7f) == 0x7f || !std::isfinite(v) || !std::isfinite(next)) continue;
+      // Between two neighbours: the midpoint goes to the even code, the floats beside it to the nearer one,
+      // and toward zero everything below the larger magnitude to the smaller one.
+      const float mid = (v + next) / 2;
+      const int even = b % 2 == 0 ? b : b + 1, inner = std::fabs(v) < std::fabs(next) ? b : b + 1;
+      EXPECT_EQ(cvt(DataType::f32, mid, t), static_cast<uint64_t>(even)) << b;
+      EXPECT_EQ(cvt(DataType::f32, std::nextafter(mid, v), t), static_cast<uint64_t>(b)) << b;
+      EXPECT_EQ(cvt(DataType::f32, std::nextafter(mid, next), t), static_cast<uint64_t>(b + 1)) << b;
+      EXPECT_EQ(cvt(DataType::f32, std::nextafter(mid, next), t, rtz), static_cast<uint64_t>(inner)) << b;
+    }
+    EXPECT_EQ(finite, t == DataType::f8e4m3 ? 254 : 250);  // 2 NaN patterns; 6
+  }
+  // Overflow: f8e4m3 gives NaN from the tie between 448 and 480 on (as OpenVINO; it has no infinity), and
+  // infinities become NaN; f8e5m2 gives inf from 61440 (the tie to 2^16) on. Toward zero, the largest value.
+  EXPECT_EQ(cvt(DataType::f32, 464.0f, DataType::f8e4m3), 0x7eu);
+  EXPECT_EQ(cvt(DataType::f32, std::nextafter(464.0f, 500.0f), DataType::f8e4m3), 0x7fu);
+  EXPECT_EQ(cvt(DataType::f32, -1e30f, DataType::f8e4m3), 0xffu);
+  EXPECT_EQ(cvt(DataType::f32, INFINITY, DataType::f8e4m3), 0x7fu);
+  EXPECT_EQ(cvt(DataType::f32, INFINITY, DataType::f8e4m3, rtz), 0x7fu);
+  EXPECT_EQ(cvt(DataType::f32, -1e30f, DataType::f8e4m3, rtz), 0xfeu);
+  EXPECT_EQ(cvt(DataType::f32, -std::nanf(""), DataType::f8e4m3), 0xffu);
+  EXPECT_EQ(cvt(DataType::f32, std::nextafter(61440.0f, 0.0f), DataType::f8e5m2), 0x7bu);
+  EXPECT_EQ(cvt(DataType::f32, 61440.0f, DataType::f8e5m2), 0x7cu);
+  EXPECT_EQ(cvt(DataType::f32, -1e30f, DataType::f8e5m2, rtz), 0xfbu);
+  EXPECT_EQ(cvt(DataType::f32, -INFINITY, DataType::f8e5m2, rtz), 0xfcu);
+  // NaN: quiet, sign and the top payload bit kept (the top byte of the f16 conversion).
+  EXPECT_EQ(cvt(DataType::f32, std::nanf("0x200000"), DataType::f8e5m2), 0x7fu);
+  EXPECT_EQ(cvt(DataType::f32, -std::nanf("0x1"), DataType::f8e5m2), 0xfeu);
+  // Below the smallest subnormal: half of it ties to zero, anything above rounds up.
+  EXPECT_EQ(cvt(DataType::f32, std::ldexp(1.0f, -10), DataType::f8e4m3), 0u);
+  EXPECT_EQ(cvt(DataType::f32, std::ldexp(1.0f, -10) * 1.0001f, DataType::f8e4m3), 1u);
+  EXPECT_EQ(cvt(DataType::f32, -std::ldexp(1.0f, -17) * 1.0001f, DataType::f8e5m2), 0x81u);
+  EXPECT_EQ(cvt(DataType::f32, std::ldexp(1.0f, -140), DataType::f8e4m3), 0u);
+  // One rounding, where OpenVINO's f8e5m2 rounds to f16 first: 1 + 2^-3 + 2^-12 lies above the tie between
+  // 1 and 1.25, which f16 would reach exactly (and then round to even, 1).
+  EXPECT_EQ(cvt(DataType::f32, 1.0f + std::ldexp(1.0f, -3) + std::ldexp(1.0f, -12), DataType::f8e5m2), 0x3du);
+  EXPECT_EQ(cvt(DataType::f16, f32_to_f16(1.0f + std::ldexp(1.0f, -3)), DataType::f8e5m2), 0x3cu);
+  // ... and from f64 through f32 rounded to odd (to nearest even, f32 would reach the tie 1 + 2^-4).
+  EXPECT_EQ(cvt(DataType::f64, 1.0 + std::ldexp(1.0, -4) + std::ldexp(1.0, -40), DataType::f8e4m3), 0x39u);
+  EXPECT_EQ(cvt(DataType::i32, int32_t{(1 << 26) + (1 << 22) + 1}, DataType::f8e4m3), 0x7fu);  // beyond 448
+  EXPECT_EQ(cvt(DataType::i64, int64_t{(1 << 14) + (1 << 11) + 1}, DataType::f8e5m2), 0x75u);   // 20480, above the tie
+  EXPECT_EQ(cvt(DataType::i8, int8_t{17}, DataType::f8e4m3), 0x58u);   // 16: tie to even
+  EXPECT_EQ(cvt(DataType::u8, uint8_t{19}, DataType::f8e4m3), 0x5au);  // 20
+  // To integers and between the two.
+  EXPECT_EQ(cvt(DataType::f8e4m3, uint8_t{0x7e}, DataType::i8), 127u);
+  EXPECT_EQ(cvt(DataType::f8e4m3, uint8_t{0x7e}, DataType::i8, Conversion{Rounding::nearest_even, Overflow::wrap}), 0xc0u);
+  EXPECT_EQ(cvt(DataType::f8e4m3, uint8_t{0x7f}, DataType::i32), 0u);
+  EXPECT_EQ(cvt(DataType::f8e4m3, uint8_t{0x7e}, DataType::f8e5m2), 0x5fu);  // 448 exactly
+  EXPECT_EQ(cvt(DataType::f8e5m2, uint8_t{0x7b}, DataType::f8e4m3), 0x7fu);  // 57344: NaN
+  EXPECT_EQ(cvt(DataType::f8e5m2, uint8_t{0x7b}, DataType::f8e4m3, rtz), 0x7eu);
+  for (const char* name : {"f8e4m3", "f8e5m2"}) EXPECT_EQ(to_string(parse_data_type(name)), std::string(name));
+  EXPECT_EQ(parse_data_type("f8_e4m3"), DataType::f8e4m3);         // oneDNN
+  EXPECT_EQ(parse_data_type("float8_e5m2"), DataType::f8e5m2);     // PyTorch
+  EXPECT_EQ(parse_data_type("float8_e4m3fn"), DataType::f8e4m3);
+  EXPECT_EQ(parse_data_type("s32"), DataType::i32);
+  EXPECT_EQ(parse_data_type("bfloat16"), DataType::bf16);
 }
 
 TEST(Pattern, IsTheLogicalIndexWithZeroPadding) {

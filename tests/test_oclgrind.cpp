@@ -58,6 +58,9 @@ std::vector<Sweep> sweep_cases() {
       {converting(make_case(F("bfyx"), F("b_fs_yx_fsv16"), {2, 19, 3, 5}, T::f32, T::i8), {Rounding::toward_zero, Overflow::wrap}), 0, 1},
       {converting(make_case(F("byxf"), F("bfyx"), {2, 24, 3, 3}, T::f64, T::u16), {Rounding::nearest_even, Overflow::wrap}), 1, 0},
       {converting(make_case(F("bfyx"), F("byxf"), {2, 13, 4, 8}, T::i32, T::bf16), {Rounding::toward_zero, Overflow::saturate}), 0, 2},
+      // The 8-bit floats: packed byte words, both directions, one of them truncating.
+      {make_case(F("bfyx"), F("b_fs_yx_fsv16"), {2, 19, 3, 5}, T::f32, T::f8e4m3, {}, {}, {0, 1, 0, 0}), 0, 1},
+      {converting(make_case(F("byxf"), F("bfyx"), {2, 24, 3, 3}, T::f8e5m2, T::f8e4m3), {Rounding::toward_zero, Overflow::saturate}), 1, 0},
       // Strided views: a slice with gaps on either side, a broadcast source, blocks with room between them.
       {case_of(Layout(F("b_fs_yx_fsv16"), T::f32, {2, 19, 5, 7}), V("bfyx", {2, 19, 5, 7}, {7 * 11 * 24, 1, 11 * 24, 24}, 313, T::f32)), 0, 1},
       {case_of(V("bfyx", {2, 19, 5, 7}, {24 * 77, 77, 11, 1}, 90, T::f16), Layout(F("byxf"), T::f16, {2, 19, 5, 7})), 1, 0},
@@ -176,6 +179,7 @@ TEST(Sweep, ShapeAgnosticKernelOnEveryFamily) {
       {make_case(F("goiyx"), F("g_os_is_yx_isv16_osv16"), {2, 17, 3, 1, 1}, T::f16, T::f16), 0, 0},
       {make_case(F("bfyx"), F("byxf"), {1, 3, 2, 2}, T::f64, T::u64), 0, 1},
       {converting(make_case(F("bfyx"), F("byxf"), {1, 3, 2, 2}, T::f16, T::i16), {Rounding::toward_zero, Overflow::wrap}), 0, 1},
+      {make_case(F("byxf"), F("bfyx"), {1, 3, 2, 2}, T::f8e5m2, T::bf16), 0, 1},
       // A padded innermost axis longer than a work-item's piece in both tunings (64 and 1024): pieces with
       // padding before the first and after the last, and a short last piece.
       {make_case(F("bfyx"), F("bfyx"), {1, 2, 1, 1100}, T::u8, T::f32, {}, {}, {0, 0, 0, 3}, {0, 1, 0, 2}), 0, 0},

@@ -42,8 +42,8 @@ name (channels_last) or a TPU layout (tpu_aligned(npus=4,npu_bytes=1024,addr=0))
 --to-shape reshapes on the way (same element count, any rank): elements correspond by their canonical
 row-major index, as OpenVINO's reorder between bfyx, bfzyx and bfwzyx.
 Shapes, paddings and strides are in the formats' canonical logical order: data b,f,[v,u,w,z],y,x; weights
-o,i,[z],y,x; grouped weights g,o,i,[z],y,x. Data types: f32 f16 bf16 f64 i8 u8 i16 u16 i32 u32 i64 u64 (default f32;
-f64 on devices with double support).
+o,i,[z],y,x; grouped weights g,o,i,[z],y,x. Data types: f32 f16 bf16 f64 f8e4m3 f8e5m2 i8 u8 i16 u16 i32 u32
+i64 u64 (default f32; f64 on devices with double support).
 Without --input the source holds each element's logical linear index (wrapped to the type) and zero
 padding. --check compares every destination byte, padding included, with the host reference.
 Kernel cache: compiled kernels persist in CLREORDER_CACHE_DIR, else $XDG_CACHE_HOME/clreorder, else

@@ -10,17 +10,18 @@
 
 namespace clreorder {
 
-/// Element types. f16 and bf16 travel as 16-bit patterns (PoCL has no cl_khr_fp16); f64 needs a device with
-/// double support (cl_khr_fp64).
-enum class DataType { f32, f16, bf16, i8, u8, i32, i64, i16, u16, u32, u64, f64 };
+/// Element types. f16 and bf16 travel as 16-bit patterns (PoCL has no cl_khr_fp16), f8e4m3 and f8e5m2 (OCP
+/// 8-bit floats, OpenVINO's names) as bytes; f64 needs a device with double support (cl_khr_fp64).
+enum class DataType { f32, f16, bf16, i8, u8, i32, i64, i16, u16, u32, u64, f64, f8e4m3, f8e5m2 };
 
 /// Name of a data type ("f32", "f16", ...).
 const char* to_string(DataType t);
-/// Parses a type name ("f32", "u16", ... as all_data_types() lists them); throws naming the value otherwise.
+/// Parses a type name ("f32", "u16", ... as all_data_types() lists them, or oneDNN's and PyTorch's spelling:
+/// "s8", "f8_e4m3", "bfloat16", "float8_e4m3fn", ...); throws naming the value otherwise.
 DataType parse_data_type(const std::string& name);
 /// Bytes per element.
 size_t size_of(DataType t);
-/// Whether the type is f32, f16, bf16 or f64.
+/// Whether the type is a float (f32, f16, bf16, f64, f8e4m3, f8e5m2).
 bool is_floating(DataType t);
 /// Whether the type is an unsigned integer (u8, u16, u32, u64).
 bool is_unsigned(DataType t);

@@ -21,14 +21,27 @@ float bf16_to_f32(uint16_t h);
 uint16_t f32_to_f16_rtz(float f);
 /// f32 -> bf16 bits, round toward zero; NaN stays NaN (quiet).
 uint16_t f32_to_bf16_rtz(float f);
+/// f32 -> f8e4m3 bits (OCP E4M3: no infinities, largest finite 448, NaN S.1111.111), rounded to nearest even
+/// or (`toward_zero`) truncated. As OpenVINO's conversion: NaN, infinities and finite values that round
+/// beyond 448 give NaN; truncated, finite values beyond 448 give 448.
+uint8_t f32_to_f8e4m3(float f, bool toward_zero = false);
+/// f8e4m3 bits -> f32, exact; NaN gives a quiet NaN of the same sign.
+float f8e4m3_to_f32(uint8_t b);
+/// f32 -> f8e5m2 bits (OCP E5M2: f16's exponent range, largest finite 57344), rounded once to nearest even
+/// or truncated. Overflow gives inf (truncated: 57344); infinities stay; NaN stays NaN (quiet, sign and top
+/// payload bit kept, as the top byte of the f16 conversion).
+uint8_t f32_to_f8e5m2(float f, bool toward_zero = false);
+/// f8e5m2 bits -> f32, exact (the top byte of an f16).
+float f8e5m2_to_f32(uint8_t b);
 /// f64 -> f32, round to nearest even; NaN stays NaN (quiet, sign and top payload bits kept), as the device
 /// code writes it out, since hardware conversions differ in NaN payloads.
 float f64_to_f32(double d);
 
 /// Converts one element: equal types copy bits; every inexact value rounds once, by `conv.rounding` (to
 /// nearest even by default, or toward zero); float to integer saturates or wraps by `conv.overflow`, NaN
-/// gives 0; integer to integer saturates or wraps; anything to f16/bf16 goes through f32 (an f64 or a 32- or
-/// 64-bit integer rounded to odd there when rounding to nearest, so the one rounding after it is exact).
+/// gives 0; integer to integer saturates or wraps; anything to f16, bf16 or an 8-bit float goes through f32
+/// (an f64 or a 32- or 64-bit integer rounded to odd there when rounding to nearest, so the one rounding
+/// after it is exact).
 void convert_element(DataType from, const void* src, DataType to, void* dst, const Conversion& conv = {});
 
 /// Reorders `src` (src.bytes() bytes) into `dst` (dst.bytes() bytes) converting by `conv`: every destination
@@ -37,8 +50,8 @@ void reference_reorder(const Layout& src, const void* src_data, const Layout& ds
                        const Conversion& conv = {});
 
 /// The deterministic source pattern: each element is its logical linear index in canonical order, wrapped
-/// to the type's exact range (f32: mod 2^24, f16: mod 2048, bf16: mod 256, f64: exact, integers:
-/// two's-complement wrap); padding is zero.
+/// to the type's exact range (f32: mod 2^24, f16: mod 2048, bf16: mod 256, f8e4m3: mod 16, f8e5m2: mod 8,
+/// f64: exact, integers: two's-complement wrap); padding is zero.
 std::vector<uint8_t> make_pattern(const Layout& layout);
 
 /// Throws unless src can be reordered into dst: the same number of elements (shapes that differ are a
