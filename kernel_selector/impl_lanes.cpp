@@ -209,7 +209,7 @@ class LanesReorder : public ReorderImpl {
     kd.impl = name();
     Jit jit = reorder_jit(p, "reorder_lanes", kd);
     jit.def("GRID_COUNT", grid_count)
-        .def("GRID_DECODE(w)", macro_lines(grid_decode(lp.perm, lp.grid, [](int) { return false; })))
+        .def("GRID_DECODE(w)", macro_lines(grid_decode(lp.perm, lp.grid, [](int) { return false; }, p.conversion.padding)))
         .def("TILE_BODY", macro_lines(walk_tiles(lp.loop, body)));
     for (int64_t w : widths) jit.def("CONVERT_V" + num(w) + "(v)", convert_expr(p, "v", static_cast<int>(w)));
     finish_kernel(kd, jit, "reorder_lanes.cl", static_cast<size_t>(grid_count), config_for(p.device).local, p.device);

@@ -185,7 +185,7 @@ class StagedReorder : public ReorderImpl {
     StagedPlan sp = make_plan(p);
     const std::vector<PermDigit>& tile = sp.tile;
     const std::string dt = cl_type(p.dst.data_type());
-    std::vector<std::string> lines = grid_decode(sp.perm, sp.grid, [](int) { return false; });
+    std::vector<std::string> lines = grid_decode(sp.perm, sp.grid, [](int) { return false; }, p.conversion.padding);
 
     // Where each source element of the tile sits after the loads: source offset -> (register, component).
     std::map<int64_t, Reg> reg;

@@ -100,17 +100,20 @@ std::vector<int> masked_axes(const Permutation& perm, const Run& a, const Run& b
   return out;
 }
 
-// Element loops: ia along A (destination-dense, innermost: contiguous stores), ib along B.
-std::vector<std::string> scalar_loops(const Permutation& perm, const Run& a, const Run& b, bool b_src_dense) {
+// Element loops: ia along A (destination-dense, innermost: contiguous stores), ib along B. Padding is stored
+// as zero, or (Padding::keep) skipped.
+std::vector<std::string> scalar_loops(const Permutation& perm, const Run& a, const Run& b, bool b_src_dense, Padding padding) {
   std::vector<std::string> ok = {"g_ok"}, wr;
   for (int ax : masked_axes(perm, a, b)) axis_checks(perm.axes[static_cast<size_t>(ax)], tile_coord(ax, a, b, "ia", "ib"), &ok, &wr);
+  if (padding == Padding::keep) wr.insert(wr.end(), ok.begin(), ok.end());
   std::vector<std::string> body;
   body.push_back("for (IDX_T ib = 0; ib < " + num(b.length()) + "; ++ib) {");
   body.push_back("  for (IDX_T ia = 0; ia < " + num(a.length()) + "; ++ia) {");
   // A is dense in the destination, so its destination offset is ia itself; likewise B's source offset is ib.
   std::string dst_i = "d_off + " + b.dst_offset("ib") + " + ia";
   std::string src_i = "s_off + " + (b_src_dense ? std::string("ib") : b.src_offset("ib")) + " + " + a.src_offset("ia");
-  std::string store = "dst[" + dst_i + "] = (" + join_and(ok) + ") ? CONVERT(src[" + src_i + "]) : (DST_T)0;";
+  std::string store = padding == Padding::keep ? "dst[" + dst_i + "] = CONVERT(src[" + src_i + "]);"
+                                               : "dst[" + dst_i + "] = (" + join_and(ok) + ") ? CONVERT(src[" + src_i + "]) : (DST_T)0;";
   body.push_back(wr.empty() ? "    " + store : "    if (" + join_and(wr) + ") " + store);
   body.push_back("  }");
   body.push_back("}");
@@ -144,6 +147,8 @@ int vector_width(const Run& a, const Run& b, const Permutation& perm, int64_t by
 // A padding column of B may have no slot in the source (a destination tail or lower padding the source
 // lacks), so its address can lie outside the source: where B holds such an axis, each step tests its V
 // columns (rd_j) and loads whole vectors only when all are readable, else element by element.
+// With Padding::keep padding columns are not stored, and a column whose rows include padding stores its
+// valid elements one by one (whole vectors where every row is valid: all but the tiles at a tail).
 std::vector<std::string> transpose_loops(const ReorderParams& p, const Permutation& perm, const Run& a, const Run& b,
                                          int vec, bool src_packable, StoreAlign align) {
   const std::string V = num(vec), dt = cl_type(p.dst.data_type()) + V, st = cl_type(p.src.data_type());
@@ -162,11 +167,18 @@ std::vector<std::string> transpose_loops(const ReorderParams& p, const Permutati
     throw Error("internal: tiled's read checks cover some columns of a step only");
   if (!readable.empty()) body.push_back("  const bool rd = " + join_and(readable) + ";");
   body.push_back("  for (IDX_T ia = 0; ia < " + num(a.length()) + "; ia += " + V + ") {");
+  const bool keep = p.conversion.padding == Padding::keep;
+  std::vector<std::string> row_ok;  // keep: rows that may be padding, as named flags
   for (int i = 0; i < vec; ++i) {
     const std::string row = "ia + " + num(i);
     std::vector<std::string> ok = {"g_ok"};
     for (int ax : axes)
       if (a.has_axis(ax)) axis_checks(perm.axes[static_cast<size_t>(ax)], tile_coord(ax, a, Run{}, row, "0"), &ok, nullptr);
+    if (keep && ok.size() > 1) {
+      row_ok.push_back("okr" + num(i));
+      body.push_back("    const bool " + row_ok.back() + " = " + join_and(ok) + ";");
+      ok = {row_ok.back()};
+    }
     // Rows are converted as loaded, while they are whole vectors; the transpose then moves destination values.
     const std::string at = "src + s_off + ib + " + a.src_offset(row);
     std::string load = vload_expr(p.src.data_type(), vec, at, src_packable);
@@ -187,9 +199,18 @@ std::vector<std::string> transpose_loops(const ReorderParams& p, const Permutati
     for (int ax : axes)
       if (b.has_axis(ax)) axis_checks(perm.axes[static_cast<size_t>(ax)], tile_coord(ax, Run{}, b, "0", column), &ok, &wr);
     std::string value = net.columns[static_cast<size_t>(j)];
-    if (!ok.empty()) value = "(" + join_and(ok) + ") ? " + value + " : (" + dt + ")0";
-    std::string store = vstore_stmt(p.dst.data_type(), vec, value, "dst + d_off + " + b.dst_offset(column) + " + ia", align);
-    body.push_back(wr.empty() ? "    " + store : "    if (" + join_and(wr) + ") " + store);
+    const std::string at = "dst + d_off + " + b.dst_offset(column) + " + ia";
+    if (keep) wr.insert(wr.end(), ok.begin(), ok.end());
+    else if (!ok.empty()) value = "(" + join_and(ok) + ") ? " + value + " : (" + dt + ")0";
+    std::string store = vstore_stmt(p.dst.data_type(), vec, value, at, align);
+    if (!row_ok.empty()) {
+      if (row_ok.size() != static_cast<size_t>(vec)) throw Error("internal: tiled's row masks cover some rows of a step only");
+      std::string each;
+      for (int i = 0; i < vec; ++i)
+        each += " if (okr" + num(i) + ") (" + at + ")[" + num(i) + "] = (" + value + ").s" + "0123456789abcdef"[i] + ";";
+      store = "if (" + join_and(row_ok) + ") " + store + " else {" + each + " }";
+    }
+    body.push_back(wr.empty() ? "    " + store : "    if (" + join_and(wr) + ") { " + store + " }");
   }
   body.push_back("  }");
   body.push_back("}");
@@ -212,13 +233,16 @@ std::vector<std::string> row_loops(const ReorderParams& p, const Permutation& pe
   const std::string V = num(vec), dt = cl_type(p.dst.data_type()) + V;
   std::vector<std::string> ok = {"g_ok"}, wr;
   for (int ax : masked_axes(perm, a, b)) axis_checks(perm.axes[static_cast<size_t>(ax)], tile_coord(ax, Run{}, b, "0", "ib"), &ok, &wr);
+  // Padding rows are stored as zero, or (Padding::keep) skipped.
+  const bool keep = p.conversion.padding == Padding::keep;
+  if (keep) wr.insert(wr.end(), ok.begin(), ok.end());
   std::vector<std::string> body;
   body.push_back("for (IDX_T ib = 0; ib < " + num(b.length()) + "; ++ib) {");
   if (!wr.empty()) body.push_back("  if (!(" + join_and(wr) + ")) continue;");
-  body.push_back("  const bool ok = " + join_and(ok) + ";");
+  const std::string load = "CONVERT_V(" + vload_expr(p.src.data_type(), vec, "src + s_off + " + b.src_offset("ib") + " + ia", src_packable) + ")";
+  if (!keep) body.push_back("  const bool ok = " + join_and(ok) + ";");
   body.push_back("  for (IDX_T ia = 0; ia < " + num(a.length()) + "; ia += " + V + ") {");
-  body.push_back("    " + vstore_stmt(p.dst.data_type(), vec,
-                                       "ok ? CONVERT_V(" + vload_expr(p.src.data_type(), vec, "src + s_off + " + b.src_offset("ib") + " + ia", src_packable) + ") : (" + dt + ")0",
+  body.push_back("    " + vstore_stmt(p.dst.data_type(), vec, keep ? load : "ok ? " + load + " : (" + dt + ")0",
                                        "dst + d_off + " + b.dst_offset("ib") + " + ia", align));
   body.push_back("  }");
   body.push_back("}");
@@ -329,7 +353,7 @@ class TiledReorder : public ReorderImpl {
     const std::vector<PermDigit>& grid = tp.grid;
     const int64_t grid_count = extent_product(grid);
 
-    std::vector<std::string> lines = grid_decode(perm, grid, [&](int ax) { return a.has_axis(ax) || b.has_axis(ax); });
+    std::vector<std::string> lines = grid_decode(perm, grid, [&](int ax) { return a.has_axis(ax) || b.has_axis(ax); }, p.conversion.padding);
 
     const int vec = tp.vec;
     std::vector<std::string> body;
@@ -352,7 +376,7 @@ class TiledReorder : public ReorderImpl {
     else if (tp.form == TiledPlan::Form::rows)
       body = row_loops(p, perm, a, b, vec, strides_multiple_of(perm, outside, src_pack, &PermDigit::src_stride), align(vec));
     else
-      body = scalar_loops(perm, a, b, !tp.a_src_dense);
+      body = scalar_loops(perm, a, b, !tp.a_src_dense, p.conversion.padding);
     KernelData kd;
     kd.impl = name();
     Jit jit = reorder_jit(p, "reorder_tiled", kd);

@@ -10,7 +10,8 @@ namespace clreorder {
 
 class Jit;
 
-/// The #defines every reorder kernel shares: KERNEL_NAME, SRC_T, DST_T, IDX_T, CONVERT(v). finish_kernel()
+/// The #defines every reorder kernel shares: KERNEL_NAME, SRC_T, DST_T, IDX_T, CONVERT(v), CR_ZERO_PADDING
+/// (1: padding gets zero; 0: Padding::keep, padding is not written). finish_kernel()
 /// names the kernel <prefix>_<hash of its generated text>, and that name becomes kd's entry point.
 Jit reorder_jit(const ReorderParams& p, const std::string& prefix, KernelData& kd);
 

@@ -217,7 +217,7 @@ void read_checks(const PermAxis& m, const std::string& v, std::vector<std::strin
 }
 
 std::vector<std::string> grid_decode(const Permutation& perm, const std::vector<PermDigit>& grid,
-                                     const std::function<bool(int axis)>& in_tile) {
+                                     const std::function<bool(int axis)>& in_tile, Padding padding) {
   std::vector<std::string> lines = {"IDX_T t_ = w;", "IDX_T d_off = " + num(perm.dst_base) + ";",
                                     "IDX_T s_off = " + num(perm.src_base) + ";"};
   std::vector<std::string> axis_v(perm.axes.size(), "");
@@ -239,6 +239,10 @@ std::vector<std::string> grid_decode(const Permutation& perm, const std::vector<
     const std::string vname = "v" + num(static_cast<int64_t>(ax));
     lines.push_back("const IDX_T " + vname + " = " + (axis_v[ax].empty() ? "0" : axis_v[ax]) + ";");
     if (!in_tile(static_cast<int>(ax))) axis_checks(m, vname, &grid_ok, &grid_wr);
+  }
+  if (padding == Padding::keep) {  // a tile of padding has nothing to write
+    grid_wr.insert(grid_wr.end(), grid_ok.begin(), grid_ok.end());
+    grid_ok.clear();
   }
   if (!grid_wr.empty()) lines.push_back("if (!(" + join_and(grid_wr) + ")) return;");
   lines.push_back("const bool g_ok = " + (grid_ok.empty() ? std::string("true") : join_and(grid_ok)) + ";");

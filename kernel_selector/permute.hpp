@@ -94,9 +94,10 @@ void read_checks(const PermAxis& m, const std::string& v, std::vector<std::strin
 /// Statements that decode work-item `w` over the `grid` digits (outer first) of a tiled kernel: they declare
 /// IDX_T d_off / s_off (the work-item's offsets), IDX_T v<axis> (the grid's part of each masked axis' padded
 /// coordinate) and bool g_ok. Masked axes that `in_tile` does not claim are tested here, once per work-item;
-/// a work-item outside the destination returns.
+/// a work-item outside the destination returns, and so does one whose tile is padding when `padding` keeps
+/// it (g_ok is then true).
 std::vector<std::string> grid_decode(const Permutation& perm, const std::vector<PermDigit>& grid,
-                                     const std::function<bool(int axis)>& in_tile);
+                                     const std::function<bool(int axis)>& in_tile, Padding padding);
 
 /// Statements of a work-item's walk over `loop`: `body` once per tile, with IDX_T so / do_ (the tile's
 /// source and destination offsets) advanced from s_off / d_off by the loop digit's strides.

@@ -69,7 +69,8 @@ Jit reorder_jit(const ReorderParams& p, const std::string& prefix, KernelData& k
       .def("SRC_T", cl_type(p.src.data_type()))
       .def("DST_T", cl_type(p.dst.data_type()))
       .def("IDX_T", needs_64bit(p.src, p.dst) ? "long" : "int")
-      .def("CONVERT(v)", convert_expr(p, "v"));
+      .def("CONVERT(v)", convert_expr(p, "v"))
+      .def("CR_ZERO_PADDING", p.conversion.padding == Padding::zero ? "1" : "0");
   return jit;
 }
 

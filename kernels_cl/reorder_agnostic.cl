@@ -14,7 +14,8 @@
 //   pdims {axis count, owned, axes {axis, padded size, lower pad}}
 // (kernel_selector/impl_agnostic.cpp writes it from Permutation and IndexPlan; IndexPlan::decode and offset
 // are the host twins).
-// Generated: KERNEL_NAME, SRC_T, DST_T, IDX_T (long), CONVERT(v); nothing about the layouts.
+// Generated: KERNEL_NAME, SRC_T, DST_T, IDX_T (long), CONVERT(v), CR_ZERO_PADDING (0: padding is not
+// written); nothing about the layouts.
 // The helpers once per program, however many type pairs it holds.
 #ifndef CR_AG_HELPERS
 #define CR_AG_HELPERS
@@ -157,9 +158,11 @@ __kernel void KERNEL_NAME(CR_REORDER_ARGS, __global const long* restrict plans) 
       }
       if (!ok) lo = hi = end;
       if (write) {
-        for (long q = 0; q < lo; ++q) dst[d_off + q * ids] = (DST_T)0;
+        if (CR_ZERO_PADDING)
+          for (long q = 0; q < lo; ++q) dst[d_off + q * ids] = (DST_T)0;
         for (long q = lo; q < hi; ++q) dst[d_off + q * ids] = CONVERT(src[s_off + q * iss]);
-        for (long q = hi; q < end; ++q) dst[d_off + q * ids] = (DST_T)0;
+        if (CR_ZERO_PADDING)
+          for (long q = hi; q < end; ++q) dst[d_off + q * ids] = (DST_T)0;
       }
       for (long i = n - 2; i >= 0; --i) {  // the next row
         __global const long* d = dg + CR_AG_PERM_DIGIT * i;
@@ -217,6 +220,7 @@ __kernel void KERNEL_NAME(CR_REORDER_ARGS, __global const long* restrict plans) 
     for (long q = q0; q < q1; ++q) {
       const bool in0 = cr_ag_split(pd0, dims, v0 + q * d0[1], dc);
       if (!in0 && !owned0) continue;
+      if (!CR_ZERO_PADDING && !(valid_rest && in0)) continue;
       DST_T out = (DST_T)0;
       if (valid_rest && in0) {
         long lin = 0;
@@ -248,6 +252,7 @@ __kernel void KERNEL_NAME(CR_REORDER_ARGS, __global const long* restrict plans) 
   for (long q = q0; q < q1; ++q) {
     const bool in0 = cr_ag_split(pd0, dims, v0 + q * d0[1], dc);
     if (!in0 && !owned0) continue;
+    if (!CR_ZERO_PADDING && !(valid_rest && in0)) continue;
     DST_T out = (DST_T)0;
     if (valid_rest && in0) {
       spd = sp + 1;

@@ -1,12 +1,11 @@
 // Generic reorder: one work-item per destination element, destination-driven. Each work-item decodes its
 // destination digit tuple into a logical coordinate; padding (blocked tails, alignment, explicit padding)
-// gets zero, everything else the converted source element. Every destination element is written exactly
-// once, so the destination needs no pre-zeroing. Accepts every pair of layouts.
-// Generated: KERNEL_NAME, SRC_T, DST_T, IDX_T, DST_COUNT, DST_DECODE(p), SRC_OFFSET, CONVERT(v).
+// gets zero (or, CR_ZERO_PADDING 0, is not written), everything else the converted source element. Every
+// destination element is written at most once, so the destination needs no pre-zeroing. Accepts every pair
+// of layouts.
+// Generated: KERNEL_NAME, SRC_T, DST_T, IDX_T, DST_COUNT, DST_DECODE(p), SRC_OFFSET, CONVERT(v), CR_ZERO_PADDING.
 CR_KERNEL void KERNEL_NAME(CR_REORDER_ARGS) {
   CR_REORDER_BEGIN(p, DST_COUNT)
   DST_DECODE(p)
-  DST_T out = (DST_T)0;
-  if (d_valid) out = CONVERT(src[SRC_OFFSET]);
-  dst[d_off] = out;
+  if (d_valid || CR_ZERO_PADDING) dst[d_off] = d_valid ? CONVERT(src[SRC_OFFSET]) : (DST_T)0;
 }

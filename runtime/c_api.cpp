@@ -198,6 +198,12 @@ clreorder_status clreorder_attr_set_overflow(clreorder_attr attr, const char* mo
   return guarded(__func__, [&] { attr->conversion.overflow = clreorder::parse_overflow(mode); });
 }
 
+clreorder_status clreorder_attr_set_padding(clreorder_attr attr, const char* policy) {
+  CR_REQUIRE(attr);
+  CR_REQUIRE(policy);
+  return guarded(__func__, [&] { attr->conversion.padding = clreorder::parse_padding(policy); });
+}
+
 clreorder_status clreorder_reorder(clreorder_context context, cl_mem src, size_t src_offset, clreorder_layout src_layout,
                                    cl_mem dst, size_t dst_offset, clreorder_layout dst_layout, cl_uint num_events,
                                    const cl_event* wait_list, cl_event* event) {

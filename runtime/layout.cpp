@@ -144,10 +144,19 @@ Overflow parse_overflow(const std::string& name) {
   throw Error("unknown overflow mode '" + name + "' (expected saturate or wrap)");
 }
 
+const char* to_string(Padding p) { return p == Padding::keep ? "keep" : "zero"; }
+
+Padding parse_padding(const std::string& name) {
+  for (Padding p : {Padding::zero, Padding::keep})
+    if (name == to_string(p)) return p;
+  throw Error("unknown padding policy '" + name + "' (expected zero or keep)");
+}
+
 std::string Conversion::key() const {
   std::string out;
   if (rounding != Rounding::nearest_even) out += std::string("round=") + to_string(rounding);
   if (overflow != Overflow::saturate) out += std::string(out.empty() ? "" : ",") + "overflow=" + to_string(overflow);
+  if (padding != Padding::zero) out += std::string(out.empty() ? "" : ",") + "padding=" + to_string(padding);
   return out;
 }
 

@@ -334,7 +334,7 @@ void reference_reorder(const Layout& src, const void* src_data, const Layout& ds
       }
     }
     if (valid) convert_element(src.data_type(), s + sp.offset(reshape ? scoord : coord) * static_cast<int64_t>(ss), dst.data_type(), out, conv);
-    else std::memset(out, 0, ds);
+    else if (conv.padding == Padding::zero) std::memset(out, 0, ds);
   }
 }
 

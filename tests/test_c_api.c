@@ -172,6 +172,37 @@ int main(void) {
     clreorder_layout_release(u8_row);
   }
 
+  /* The padding policy: "keep" leaves a blocked tail's lanes as they were; the default zeroes them. */
+  {
+    const int64_t small_dims[4] = {1, 3, 1, 2};
+    const float three[6] = {1, 2, 3, 4, 5, 6};
+    float lanes[32];
+    clreorder_layout plain = NULL, blocked = NULL;
+    clreorder_attr keep = NULL;
+    CHECK(clreorder_layout_create("bfyx", "f32", 4, small_dims, NULL, NULL, NULL, 0, &plain) == CLREORDER_SUCCESS);
+    CHECK(clreorder_layout_create("b_fs_yx_fsv16", "f32", 4, small_dims, NULL, NULL, NULL, 0, &blocked) == CLREORDER_SUCCESS);
+    CHECK(clreorder_attr_create(&keep) == CLREORDER_SUCCESS);
+    CHECK(clreorder_attr_set_padding(keep, "keep") == CLREORDER_SUCCESS);
+    EXPECT_ERROR(clreorder_attr_set_padding(keep, "ones"), CLREORDER_INVALID_VALUE, "'ones'");
+    for (int i = 0; i < 32; ++i) lanes[i] = -7.0f;
+    cl_mem in = clCreateBuffer(cl_ctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, sizeof three, (void*)three, &err);
+    cl_mem out = clCreateBuffer(cl_ctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, sizeof lanes, lanes, &err);
+    CHECK(err == CL_SUCCESS);
+    CHECK(clreorder_reorder_attr(ctx, in, 0, plain, out, 0, blocked, keep, 0, NULL, NULL) == CLREORDER_SUCCESS);
+    CHECK(clEnqueueReadBuffer(queue, out, CL_TRUE, 0, sizeof lanes, lanes, 0, NULL, NULL) == CL_SUCCESS);
+    /* x = 0 then x = 1, 16 lanes each: features 0..2 are the values, the 13 tail lanes still -7. */
+    CHECK(lanes[0] == 1 && lanes[1] == 3 && lanes[2] == 5 && lanes[16] == 2 && lanes[18] == 6);
+    CHECK(lanes[3] == -7.0f && lanes[15] == -7.0f && lanes[19] == -7.0f && lanes[31] == -7.0f);
+    CHECK(clreorder_reorder_attr(ctx, in, 0, plain, out, 0, blocked, NULL, 0, NULL, NULL) == CLREORDER_SUCCESS);
+    CHECK(clEnqueueReadBuffer(queue, out, CL_TRUE, 0, sizeof lanes, lanes, 0, NULL, NULL) == CL_SUCCESS);
+    CHECK(lanes[0] == 1 && lanes[3] == 0.0f && lanes[31] == 0.0f);
+    clReleaseMemObject(in);
+    clReleaseMemObject(out);
+    clreorder_attr_release(keep);
+    clreorder_layout_release(plain);
+    clreorder_layout_release(blocked);
+  }
+
   /* Bad inputs: a status, a message naming the value, nothing written. */
   clreorder_layout bad = NULL;
   EXPECT_ERROR(clreorder_layout_create("bfyx_nonsense", "f32", 4, dims, NULL, NULL, NULL, 0, &bad), CLREORDER_INVALID_VALUE,

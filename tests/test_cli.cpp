@@ -134,6 +134,7 @@ TEST(Cli, EveryMalformedArgumentIsNamedOnOneLineAndWritesNothing) {
       {run_with({"--dtype", "f128"}), "unknown data type 'f128'"},
       {run_with({"--to-dtype", "bf17"}), "unknown data type 'bf17'"},
       {run_with({"--round", "up"}), "unknown rounding 'up' (expected nearest-even or toward-zero)"},
+      {run_with({"--padding", "ones"}), "unknown padding policy 'ones' (expected zero or keep)"},
       {run_with({"--overflow", "clip"}), "unknown overflow mode 'clip' (expected saturate or wrap)"},
       {run_with({"--dst-strides", "0,1,0,0"}), "strides 0,1,0,0 repeat elements"},
       {run_with({"--src-strides", "1,2"}), "strides 1,2 must have 4 values"},
@@ -371,7 +372,7 @@ TEST(Cli, JsonOfDeviceCommands) {
   std::ofstream(per_line) << "--from oiyx --to os_iyx_osv16 --shape 17,5,1,1 --to-dtype i8 --overflow wrap\n";
   r = run({"bench", "--batch", per_line});
   EXPECT_EQ(r.status, 2);
-  EXPECT_NE(r.err.find("--round or --overflow in a batch file"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("--round, --overflow or --padding in a batch file"), std::string::npos) << r.err;
   // run: the mode is printed and the check uses it.
   r = run({"run", "--from", "bfyx", "--to", "b_fs_yx_fsv16", "--shape", "2,19,5,7", "--to-dtype", "i8", "--round",
            "toward-zero", "--overflow", "wrap", "--check"});

@@ -236,6 +236,42 @@ TEST(Device, ConversionModesOnEveryPath) {
   }
 }
 
+// Issue 16's padding policy: with Padding::keep no kernel writes the destination's padding. The harness fills
+// the destination with random bytes and the reference leaves them in the padding, so a zero written there
+// fails; every family with padding (blocked tails, explicit padding on either side, weights tails on both
+// block axes, grouped tails, TPU 4N dummies, a strided view), every implementation forced where it accepts.
+TEST(Device, KeptPaddingIsNeverWritten) {
+  REQUIRE_DEVICE(e);
+  const Conversion keep{Rounding::nearest_even, Overflow::saturate, Padding::keep};
+  auto F = [](const char* name) { return Format::parse(name); };
+  const std::vector<Case> cases = {
+      make_case(F("bfyx"), F("b_fs_yx_fsv16"), {2, 19, 5, 8}),                  // a tail inside the vector rows
+      make_case(F("bfyx"), F("b_fs_yx_fsv16"), {2, 32, 7, 8}, DataType::f32, DataType::f16, {}, {}, {0, 0, 0, 2}, {0, 0, 1, 1}),
+      make_case(F("byxf"), F("bfyx"), {2, 19, 5, 8}, DataType::f32, DataType::f16, {}, {}, {0, 1, 0, 2}, {0, 0, 1, 0}),
+      make_case(F("bfyx"), F("byxf"), {3, 24, 7, 7}, DataType::u8, DataType::u8, {}, {}, {0, 0, 2, 0}, {1, 0, 0, 0}),
+      make_case(F("bfyx"), F("bfyx"), {2, 3, 4, 16}, DataType::f32, DataType::f32, {}, {}, {0, 0, 1, 0}, {0, 1, 0, 0}),
+      make_case(F("bfyx"), F("b_fs_yx_fsv4"), {2, 19, 5, 8}, DataType::i8, DataType::i8, {}, {}, {0, 0, 1, 0}),
+      make_case(F("bfyx"), F("byxf"), {3, 24, 3, 3}, DataType::i8, DataType::i8, {}, {}, {0, 0, 0, 0}, {2, 0, 0, 0}),
+      make_case(F("oiyx"), F("os_is_yx_isv16_osv16"), {33, 17, 3, 3}),
+      make_case(F("oiyx"), F("os_is_yx_osa4_isa8_osv8_isv4"), {33, 20, 3, 3}, DataType::i8, DataType::i8),
+      make_case(F("goiyx"), F("gs_oiyx_gsv16"), {17, 2, 3, 3, 3}, DataType::f32, DataType::bf16),
+      case_of(Layout(F("bfyx"), DataType::i8, {6, 5, 4, 5}),
+              Layout(F("tpu_aligned(npus=4,npu_bytes=1024,addr=1024,mode=4n)"), DataType::i8, {6, 5, 4, 5})),
+      case_of(Layout(F("b_fs_yx_fsv16"), DataType::f32, {2, 19, 5, 7}),
+              Layout(F("bfyx"), DataType::f32, {2, 19, 5, 7}, {}, {}, {7 * 11 * 24, 1, 11 * 24, 24}, 313))};
+  std::vector<const ReorderImpl*> impls = {&KernelSelector::instance().agnostic()};
+  for (const auto& impl : KernelSelector::instance().impls()) impls.push_back(impl.get());
+  std::map<std::string, int> accepted;
+  for (const ReorderImpl* impl : impls) {
+    std::vector<Case> forced;
+    for (const Case& c : cases)
+      if (impl->reject(ReorderParams{c.src, c.dst, e->info(), keep}).empty()) forced.push_back(converting(c, keep));
+    accepted[impl->name()] = static_cast<int>(forced.size());
+    run_batch(*e, forced, true, impl->name());
+  }
+  for (const ReorderImpl* impl : impls) EXPECT_GT(accepted[impl->name()], 0) << impl->name() << " ran none";
+}
+
 TEST(Device, PaddedSourcesAndDestinations) {
   REQUIRE_DEVICE(e);
   std::vector<Case> cases;

@@ -61,6 +61,11 @@ std::vector<Sweep> sweep_cases() {
       // The 8-bit floats: packed byte words, both directions, one of them truncating.
       {make_case(F("bfyx"), F("b_fs_yx_fsv16"), {2, 19, 3, 5}, T::f32, T::f8e4m3, {}, {}, {0, 1, 0, 0}), 0, 1},
       {converting(make_case(F("byxf"), F("bfyx"), {2, 24, 3, 3}, T::f8e5m2, T::f8e4m3), {Rounding::toward_zero, Overflow::saturate}), 1, 0},
+      // Padding kept (issue 16): tails inside the vector rows (stored lane by lane), padding on the grid axes.
+      {converting(make_case(F("bfyx"), F("b_fs_yx_fsv16"), {2, 19, 3, 8}, T::f32, T::f16, {}, {}, {0, 0, 1, 0}, {0, 0, 0, 1}),
+                  {Rounding::nearest_even, Overflow::saturate, Padding::keep}), 0, 1},
+      {converting(make_case(F("bfyx"), F("byxf"), {3, 24, 3, 3}, T::i8, T::i8, {}, {}, {0, 0, 0, 0}, {2, 0, 0, 0}),
+                  {Rounding::nearest_even, Overflow::saturate, Padding::keep}), 1, 0},
       // Strided views: a slice with gaps on either side, a broadcast source, blocks with room between them.
       {case_of(Layout(F("b_fs_yx_fsv16"), T::f32, {2, 19, 5, 7}), V("bfyx", {2, 19, 5, 7}, {7 * 11 * 24, 1, 11 * 24, 24}, 313, T::f32)), 0, 1},
       {case_of(V("bfyx", {2, 19, 5, 7}, {24 * 77, 77, 11, 1}, 90, T::f16), Layout(F("byxf"), T::f16, {2, 19, 5, 7})), 1, 0},
@@ -180,6 +185,8 @@ TEST(Sweep, ShapeAgnosticKernelOnEveryFamily) {
       {make_case(F("bfyx"), F("byxf"), {1, 3, 2, 2}, T::f64, T::u64), 0, 1},
       {converting(make_case(F("bfyx"), F("byxf"), {1, 3, 2, 2}, T::f16, T::i16), {Rounding::toward_zero, Overflow::wrap}), 0, 1},
       {make_case(F("byxf"), F("bfyx"), {1, 3, 2, 2}, T::f8e5m2, T::bf16), 0, 1},
+      {converting(make_case(F("bfyx"), F("b_fs_yx_fsv16"), {2, 19, 3, 2}, T::f32, T::f32, {}, {}, {0, 1, 1, 0}, {0, 0, 1, 1}),
+                  {Rounding::nearest_even, Overflow::saturate, Padding::keep}), 1, 2},
       // A padded innermost axis longer than a work-item's piece in both tunings (64 and 1024): pieces with
       // padding before the first and after the last, and a short last piece.
       {make_case(F("bfyx"), F("bfyx"), {1, 2, 1, 1100}, T::u8, T::f32, {}, {}, {0, 0, 0, 3}, {0, 1, 0, 2}), 0, 0},

@@ -142,6 +142,7 @@ void add_layout_options(Args& a, bool device = true, bool required = true) {
       .value("to-shape", "D0,D1,..", "destination dims: a reshape, same element count")
       .value("round", "MODE", "rounding of inexact values: nearest-even (default) or toward-zero")
       .value("overflow", "MODE", "out-of-range values in an integer type: saturate (default) or wrap")
+      .value("padding", "POLICY", "the destination's padding: zero (default) or keep (left as it was, not written)")
       .value("impl", "NAME", "force an implementation (see `source`)");
   add_side_options(a, "src-", "source ");
   add_side_options(a, "dst-", "destination ");
@@ -406,11 +407,12 @@ struct Pair {
   Conversion conversion;
 };
 
-// --round and --overflow (the defaults when absent).
+// --round, --overflow and --padding (the defaults when absent).
 Conversion conversion_from(const Args& a) {
   Conversion conv;
   if (a.has("round")) conv.rounding = parse_rounding(a.get("round"));
   if (a.has("overflow")) conv.overflow = parse_overflow(a.get("overflow"));
+  if (a.has("padding")) conv.padding = parse_padding(a.get("padding"));
   return conv;
 }
 
@@ -523,7 +525,7 @@ int run_reorder(const Engine& engine, const Pair& pr, const std::string& input, 
     const Json report = {
         {"device", engine.info().name}, {"platform", engine.info().platform}, {"from", layout_json(pr.src)},
         {"to", layout_json(pr.dst)}, {"rounding", to_string(pr.conversion.rounding)},
-        {"overflow", to_string(pr.conversion.overflow)}, {"impl", res.impl}, {"entry", res.entry}, {"cache", cache},
+        {"overflow", to_string(pr.conversion.overflow)}, {"padding", to_string(pr.conversion.padding)}, {"impl", res.impl}, {"entry", res.entry}, {"cache", cache},
         {"ready_ms", ready_ms}, {"compile_ms", compile_ms},
         {"kernel_ms", res.kernel_ms >= 0 ? Json(res.kernel_ms) : Json(nullptr)},
         {"gbps", res.kernel_ms > 0 ? Json(bytes / (res.kernel_ms * 1e-3) / 1e9) : Json(nullptr)},
@@ -598,7 +600,7 @@ int bench_batch_list(const Args& a, const CliOptions& o) {
   for (const auto& [pr, impl] : list) {
     if (!impl.empty()) throw Error(path + ": --impl in a batch file; force one implementation for all with bench's --impl");
     if (pr.conversion != Conversion{})
-      throw Error(path + ": --round or --overflow in a batch file; give one for all on bench's command line");
+      throw Error(path + ": --round, --overflow or --padding in a batch file; give one for all on bench's command line");
     pairs.emplace_back(pr.src, pr.dst);
   }
   const int runs = static_cast<int>(a.count("runs", 25, 1, 100000));

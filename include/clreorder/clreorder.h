@@ -42,8 +42,8 @@ typedef enum clreorder_policy {
 typedef struct clreorder_context_t* clreorder_context;
 /** A tensor's memory layout: format, data type, dims, paddings, strides, base offset. Immutable. */
 typedef struct clreorder_layout_t* clreorder_layout;
-/** How a reorder changes values on their way between the data types (the rounding and overflow rules); the
- *  `_attr` forms of the calls take one, NULL meaning the defaults. Set it up before use: calls only read it. */
+/** How a reorder writes its destination (the rounding and overflow rules of the conversion, the padding
+ *  policy); the `_attr` forms of the calls take one, NULL meaning the defaults. Set it up before use: calls only read it. */
 typedef struct clreorder_attr_t* clreorder_attr;
 
 /** Counters of the kernel caches in this process (memory and disk). */
@@ -116,6 +116,10 @@ clreorder_status clreorder_attr_set_rounding(clreorder_attr attr, const char* mo
 /** What out-of-range values become in an integer destination: "saturate" (the default: clamped) or "wrap"
  *  (modulo 2^bits, two's complement; OpenVINO's truncate mode). Float destinations follow IEEE either way. */
 clreorder_status clreorder_attr_set_overflow(clreorder_attr attr, const char* mode);
+
+/** What the destination's padding (blocked tails, explicit padding) gets: "zero" (the default; weights need
+ *  it) or "keep" (not written: its bytes stay as they were, for consumers that ignore them). */
+clreorder_status clreorder_attr_set_padding(clreorder_attr attr, const char* policy);
 
 /** Enqueues the reorder of `src` (at byte offset src_offset, laid out as src_layout) into `dst` (at dst_offset,
  *  as dst_layout) on the context's queue after the `num_events` events of `wait_list`, and returns at once;

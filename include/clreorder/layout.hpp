@@ -40,15 +40,26 @@ enum class Rounding { nearest_even, toward_zero };
 /// finite value toward zero).
 enum class Overflow { saturate, wrap };
 
-/// How values change on their way between the data types of a reorder: part of the problem (the kernel is
-/// specialised to it), not of its memory layouts. The default is the library's rule since its start.
+/// What a reorder writes into the destination's padding (blocked tails, alignment, explicit padding): zeros
+/// (the default, which weights need: a convolution reads the tails of its blocks), or nothing, leaving those
+/// bytes as they were (activations whose consumer ignores them; OpenVINO's GPU plugin dropped the zero fill
+/// for speed). Bytes the layout does not own (gaps of strided views, other TPU tensors) are never written.
+enum class Padding { zero, keep };
+
+/// How a reorder writes its destination: how values change on their way between the data types, and what
+/// padding gets. Part of the problem (the kernel is specialised to it), not of its memory layouts. The
+/// default is the library's rule since its start.
 struct Conversion {
   Rounding rounding = Rounding::nearest_even;  ///< how inexact values round
   Overflow overflow = Overflow::saturate;      ///< what out-of-range values become in an integer type
-  /// Text for cache keys and messages: "" for the default, else "round=toward-zero,overflow=wrap".
+  Padding padding = Padding::zero;             ///< whether the destination's padding gets zeros
+  /// Text for cache keys and messages: "" for the default, else "round=toward-zero,overflow=wrap,padding=keep"
+  /// (the fields that differ from it).
   std::string key() const;
-  /// Whether two conversions compute the same values.
-  bool operator==(const Conversion& o) const { return rounding == o.rounding && overflow == o.overflow; }
+  /// Whether two conversions write the same bytes.
+  bool operator==(const Conversion& o) const {
+    return rounding == o.rounding && overflow == o.overflow && padding == o.padding;
+  }
   /// Negation of ==.
   bool operator!=(const Conversion& o) const { return !(*this == o); }
 };
@@ -60,6 +71,10 @@ const char* to_string(Overflow o);
 Rounding parse_rounding(const std::string& name);
 /// Parses "saturate" or "wrap"; throws naming the value otherwise.
 Overflow parse_overflow(const std::string& name);
+/// "zero" or "keep".
+const char* to_string(Padding p);
+/// Parses "zero" or "keep"; throws naming the value otherwise.
+Padding parse_padding(const std::string& name);
 
 /// Logical dims, coordinates and paddings, in the canonical axis order of the format.
 using Dims = std::vector<int64_t>;

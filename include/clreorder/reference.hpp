@@ -45,7 +45,7 @@ float f64_to_f32(double d);
 void convert_element(DataType from, const void* src, DataType to, void* dst, const Conversion& conv = {});
 
 /// Reorders `src` (src.bytes() bytes) into `dst` (dst.bytes() bytes) converting by `conv`: every destination
-/// element the layout owns is written, padding with zero. Throws when the logical shapes differ.
+/// element the layout owns is written, padding with zero (or, with Padding::keep, left as it was). Throws when the logical shapes differ.
 void reference_reorder(const Layout& src, const void* src_data, const Layout& dst, void* dst_data,
                        const Conversion& conv = {});
 
