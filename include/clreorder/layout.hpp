@@ -37,7 +37,7 @@ enum class Rounding { nearest_even, toward_zero };
 /// What a conversion to an integer type does with a value outside the type's range: clamp to it, or keep the
 /// value modulo 2^bits (two's complement, as a C cast between integers; OpenVINO's `truncate` mode). Float
 /// destinations follow IEEE whatever the mode (overflow to infinity when rounding to nearest, to the largest
-/// finite value toward zero).
+/// finite value toward zero; f8e4m3, which has no infinity, overflows to NaN as OpenVINO's conversion).
 enum class Overflow { saturate, wrap };
 
 /// What a reorder writes into the destination's padding (blocked tails, alignment, explicit padding): zeros
