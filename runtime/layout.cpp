@@ -132,31 +132,36 @@ const char* to_string(Rounding r) { return r == Rounding::toward_zero ? "toward-
 
 const char* to_string(Overflow o) { return o == Overflow::wrap ? "wrap" : "saturate"; }
 
-Rounding parse_rounding(const std::string& name) {
-  for (Rounding r : {Rounding::nearest_even, Rounding::toward_zero})
-    if (name == to_string(r)) return r;
-  throw Error("unknown rounding '" + name + "' (expected nearest-even or toward-zero)");
-}
-
-Overflow parse_overflow(const std::string& name) {
-  for (Overflow o : {Overflow::saturate, Overflow::wrap})
-    if (name == to_string(o)) return o;
-  throw Error("unknown overflow mode '" + name + "' (expected saturate or wrap)");
-}
-
 const char* to_string(Padding p) { return p == Padding::keep ? "keep" : "zero"; }
 
-Padding parse_padding(const std::string& name) {
-  for (Padding p : {Padding::zero, Padding::keep})
-    if (name == to_string(p)) return p;
-  throw Error("unknown padding policy '" + name + "' (expected zero or keep)");
+namespace {
+
+// The choice of a two-valued setting `name` spells, the default first; else an error naming the value.
+template <class E>
+E parse_choice(const std::string& name, E first, E second, const char* what) {
+  for (E e : {first, second})
+    if (name == to_string(e)) return e;
+  throw Error("unknown " + std::string(what) + " '" + name + "' (expected " + to_string(first) + " or " + to_string(second) + ")");
 }
+
+}  // namespace
+
+Rounding parse_rounding(const std::string& name) {
+  return parse_choice(name, Rounding::nearest_even, Rounding::toward_zero, "rounding");
+}
+
+Overflow parse_overflow(const std::string& name) { return parse_choice(name, Overflow::saturate, Overflow::wrap, "overflow mode"); }
+
+Padding parse_padding(const std::string& name) { return parse_choice(name, Padding::zero, Padding::keep, "padding policy"); }
 
 std::string Conversion::key() const {
   std::string out;
-  if (rounding != Rounding::nearest_even) out += std::string("round=") + to_string(rounding);
-  if (overflow != Overflow::saturate) out += std::string(out.empty() ? "" : ",") + "overflow=" + to_string(overflow);
-  if (padding != Padding::zero) out += std::string(out.empty() ? "" : ",") + "padding=" + to_string(padding);
+  auto add = [&out](const char* field, const char* value) {
+    out += (out.empty() ? "" : ",") + std::string(field) + "=" + value;
+  };
+  if (rounding != Rounding::nearest_even) add("round", to_string(rounding));
+  if (overflow != Overflow::saturate) add("overflow", to_string(overflow));
+  if (padding != Padding::zero) add("padding", to_string(padding));
   return out;
 }
 

@@ -21,7 +21,7 @@ using namespace clreorder;
 struct Case {
   Layout src, dst;
   std::string label;
-  Conversion conversion = {};  // rounding and overflow of the type conversion
+  Conversion conversion = {};  // rounding and overflow of the type conversion, padding policy
 };
 
 /// Bits of a float type's significand, the hidden one included (0 for integer types).

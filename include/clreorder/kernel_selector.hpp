@@ -17,7 +17,7 @@ struct ReorderParams {
   Layout src;             ///< the source layout
   Layout dst;             ///< the destination layout
   DeviceInfo device;      ///< the device the kernel is for
-  Conversion conversion;  ///< rounding and overflow rules of the type conversion
+  Conversion conversion;  ///< rounding and overflow rules of the type conversion, padding policy
 };
 
 /// What an implementation generates: the kernel source and its launch shape. Every kernel takes

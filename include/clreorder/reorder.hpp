@@ -26,7 +26,8 @@ struct ReorderOptions {
   /// What to do when the specialised kernel is not compiled yet; unset: the engine's policy (Engine::policy(),
   /// `background` unless chosen), or `background` on a bare queue. A forced implementation is always compiled.
   std::optional<CompilePolicy> policy;
-  /// How values round and overflow on the way to the destination's type (every item's, in a batch).
+  /// How values round and overflow on the way to the destination's type, and what padding gets (every
+  /// item's, in a batch).
   Conversion conversion;
 };
 
