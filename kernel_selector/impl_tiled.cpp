@@ -105,15 +105,15 @@ std::vector<int> masked_axes(const Permutation& perm, const Run& a, const Run& b
 std::vector<std::string> scalar_loops(const Permutation& perm, const Run& a, const Run& b, bool b_src_dense, Padding padding) {
   std::vector<std::string> ok = {"g_ok"}, wr;
   for (int ax : masked_axes(perm, a, b)) axis_checks(perm.axes[static_cast<size_t>(ax)], tile_coord(ax, a, b, "ia", "ib"), &ok, &wr);
-  if (padding == Padding::keep) wr.insert(wr.end(), ok.begin(), ok.end());
+  keep_padding_unwritten(padding, &ok, &wr);
   std::vector<std::string> body;
   body.push_back("for (IDX_T ib = 0; ib < " + num(b.length()) + "; ++ib) {");
   body.push_back("  for (IDX_T ia = 0; ia < " + num(a.length()) + "; ++ia) {");
   // A is dense in the destination, so its destination offset is ia itself; likewise B's source offset is ib.
   std::string dst_i = "d_off + " + b.dst_offset("ib") + " + ia";
   std::string src_i = "s_off + " + (b_src_dense ? std::string("ib") : b.src_offset("ib")) + " + " + a.src_offset("ia");
-  std::string store = padding == Padding::keep ? "dst[" + dst_i + "] = CONVERT(src[" + src_i + "]);"
-                                               : "dst[" + dst_i + "] = (" + join_and(ok) + ") ? CONVERT(src[" + src_i + "]) : (DST_T)0;";
+  std::string store = ok.empty() ? "dst[" + dst_i + "] = CONVERT(src[" + src_i + "]);"
+                                 : "dst[" + dst_i + "] = (" + join_and(ok) + ") ? CONVERT(src[" + src_i + "]) : (DST_T)0;";
   body.push_back(wr.empty() ? "    " + store : "    if (" + join_and(wr) + ") " + store);
   body.push_back("  }");
   body.push_back("}");
@@ -200,8 +200,8 @@ std::vector<std::string> transpose_loops(const ReorderParams& p, const Permutati
       if (b.has_axis(ax)) axis_checks(perm.axes[static_cast<size_t>(ax)], tile_coord(ax, Run{}, b, "0", column), &ok, &wr);
     std::string value = net.columns[static_cast<size_t>(j)];
     const std::string at = "dst + d_off + " + b.dst_offset(column) + " + ia";
-    if (keep) wr.insert(wr.end(), ok.begin(), ok.end());
-    else if (!ok.empty()) value = "(" + join_and(ok) + ") ? " + value + " : (" + dt + ")0";
+    keep_padding_unwritten(p.conversion.padding, &ok, &wr);
+    if (!ok.empty()) value = "(" + join_and(ok) + ") ? " + value + " : (" + dt + ")0";
     std::string store = vstore_stmt(p.dst.data_type(), vec, value, at, align);
     if (!row_ok.empty()) {
       if (row_ok.size() != static_cast<size_t>(vec)) throw Error("internal: tiled's row masks cover some rows of a step only");
@@ -234,15 +234,14 @@ std::vector<std::string> row_loops(const ReorderParams& p, const Permutation& pe
   std::vector<std::string> ok = {"g_ok"}, wr;
   for (int ax : masked_axes(perm, a, b)) axis_checks(perm.axes[static_cast<size_t>(ax)], tile_coord(ax, Run{}, b, "0", "ib"), &ok, &wr);
   // Padding rows are stored as zero, or (Padding::keep) skipped.
-  const bool keep = p.conversion.padding == Padding::keep;
-  if (keep) wr.insert(wr.end(), ok.begin(), ok.end());
+  keep_padding_unwritten(p.conversion.padding, &ok, &wr);
   std::vector<std::string> body;
   body.push_back("for (IDX_T ib = 0; ib < " + num(b.length()) + "; ++ib) {");
   if (!wr.empty()) body.push_back("  if (!(" + join_and(wr) + ")) continue;");
   const std::string load = "CONVERT_V(" + vload_expr(p.src.data_type(), vec, "src + s_off + " + b.src_offset("ib") + " + ia", src_packable) + ")";
-  if (!keep) body.push_back("  const bool ok = " + join_and(ok) + ";");
+  if (!ok.empty()) body.push_back("  const bool ok = " + join_and(ok) + ";");
   body.push_back("  for (IDX_T ia = 0; ia < " + num(a.length()) + "; ia += " + V + ") {");
-  body.push_back("    " + vstore_stmt(p.dst.data_type(), vec, keep ? load : "ok ? " + load + " : (" + dt + ")0",
+  body.push_back("    " + vstore_stmt(p.dst.data_type(), vec, ok.empty() ? load : "ok ? " + load + " : (" + dt + ")0",
                                        "dst + d_off + " + b.dst_offset("ib") + " + ia", align));
   body.push_back("  }");
   body.push_back("}");

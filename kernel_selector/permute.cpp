@@ -216,6 +216,12 @@ void read_checks(const PermAxis& m, const std::string& v, std::vector<std::strin
   if (m.read_hi < m.span) rd->push_back(v + " < " + std::to_string(m.read_hi));
 }
 
+void keep_padding_unwritten(Padding padding, std::vector<std::string>* ok, std::vector<std::string>* wr) {
+  if (padding != Padding::keep) return;
+  wr->insert(wr->end(), ok->begin(), ok->end());
+  ok->clear();
+}
+
 std::vector<std::string> grid_decode(const Permutation& perm, const std::vector<PermDigit>& grid,
                                      const std::function<bool(int axis)>& in_tile, Padding padding) {
   std::vector<std::string> lines = {"IDX_T t_ = w;", "IDX_T d_off = " + num(perm.dst_base) + ";",
@@ -240,10 +246,7 @@ std::vector<std::string> grid_decode(const Permutation& perm, const std::vector<
     lines.push_back("const IDX_T " + vname + " = " + (axis_v[ax].empty() ? "0" : axis_v[ax]) + ";");
     if (!in_tile(static_cast<int>(ax))) axis_checks(m, vname, &grid_ok, &grid_wr);
   }
-  if (padding == Padding::keep) {  // a tile of padding has nothing to write
-    grid_wr.insert(grid_wr.end(), grid_ok.begin(), grid_ok.end());
-    grid_ok.clear();
-  }
+  keep_padding_unwritten(padding, &grid_ok, &grid_wr);  // a tile of padding has nothing to write
   if (!grid_wr.empty()) lines.push_back("if (!(" + join_and(grid_wr) + ")) return;");
   lines.push_back("const bool g_ok = " + (grid_ok.empty() ? std::string("true") : join_and(grid_ok)) + ";");
   return lines;

@@ -87,6 +87,10 @@ bool strides_multiple_of(const Permutation& perm, const std::vector<PermDigit>& 
 /// tensor, else the element is padding and gets zero) and, when `wr` is given, whether to write at all.
 void axis_checks(const PermAxis& m, const std::string& v, std::vector<std::string>* ok, std::vector<std::string>* wr);
 
+/// Under Padding::keep a padding element is not written at all: moves the validity conditions `ok` into the
+/// write conditions `wr` (leaving `ok` empty). Under Padding::zero it leaves both as they are.
+void keep_padding_unwritten(Padding padding, std::vector<std::string>* ok, std::vector<std::string>* wr);
+
 /// Conditions on a masked axis for its padded coordinate expression `v` to have a source slot (PermAxis::read_lo,
 /// read_hi): a load of that element stays inside the source's span.
 void read_checks(const PermAxis& m, const std::string& v, std::vector<std::string>* rd);
