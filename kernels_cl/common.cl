@@ -153,23 +153,43 @@
     return as_float##N(as_uint##N(t) | (convert_uint##N(convert_##T##N(t) != v) & 1u));                    \
   }
 
+// f32 to a float of f16's exponent range (5 bits, bias 15) with 23 - SHIFT mantissa bits, in T: f16 and
+// f8e5m2 (its top byte). cr_f32_to_NAME rounds to nearest even: overflow -> inf, NaN stays NaN (quiet, sign
+// and top payload bits kept); below 2^-14 adding 2^23 * QUANTUM (the subnormal step) rounds |f| to a
+// multiple of it in hardware. cr_f32_to_NAME_rtz truncates: finite values beyond the largest finite value
+// give it, infinities stay.
+#define CR_F32_TO_E5(NAME, T, N, SUF, SHIFT, QUANTUM)                                                      \
+  static inline T##N cr_f32_to_##NAME##SUF(float##N f) {                                                   \
+    const uint##N x = as_uint##N(f);                                                                       \
+    const uint##N ax = x & 0x7fffffffu, m = ax - 0x38000000u; /* exponent rebased 127 -> 15 */             \
+    const uint##N normal = (m + ((1u << (SHIFT - 1)) - 1u) + ((m >> SHIFT) & 1u)) >> SHIFT;                \
+    const uint##N subnormal =                                                                              \
+        as_uint##N(as_float##N(ax) + QUANTUM * 0x1.0p23f) - as_uint(QUANTUM * 0x1.0p23f);                  \
+    uint##N r = select(subnormal, normal, as_uint##N(ax >= 0x38800000u));                                  \
+    r = select(r, (uint##N)CR_E5_INF(SHIFT), as_uint##N(ax >= 0x47800000u - (1u << (SHIFT - 1))));         \
+    r = select(r, CR_E5_NAN(SHIFT, ax), as_uint##N(ax > 0x7f800000u));                                     \
+    return convert_##T##N(CR_E5_SIGN(SHIFT, x) | r);                                                       \
+  }                                                                                                        \
+  static inline T##N cr_f32_to_##NAME##_rtz##SUF(float##N f) {                                             \
+    const uint##N x = as_uint##N(f), ax = x & 0x7fffffffu;                                                 \
+    uint##N r = select(convert_uint##N(as_float##N(ax) * (1.0f / QUANTUM)), (ax - 0x38000000u) >> SHIFT,   \
+                       as_uint##N(ax >= 0x38800000u));                                                     \
+    r = select(r, (uint##N)(CR_E5_INF(SHIFT) - 1u), as_uint##N(ax >= 0x47800000u));                        \
+    r = select(r, (uint##N)CR_E5_INF(SHIFT), as_uint##N(ax >= 0x7f800000u));                               \
+    r = select(r, CR_E5_NAN(SHIFT, ax), as_uint##N(ax > 0x7f800000u));                                     \
+    return convert_##T##N(CR_E5_SIGN(SHIFT, x) | r);                                                       \
+  }
+// Their infinity (exponent all ones), NaN (quiet, the top payload bits of |f| = ax) and the sign of f = x.
+#define CR_E5_INF(SHIFT) (0x1fu << (23 - (SHIFT)))
+#define CR_E5_NAN(SHIFT, ax) (CR_E5_INF(SHIFT) | (1u << (22 - (SHIFT))) | (((ax) >> (SHIFT)) & ((1u << (23 - (SHIFT))) - 1u)))
+#define CR_E5_SIGN(SHIFT, x) (((x) >> ((SHIFT) + 3)) & (1u << (28 - (SHIFT))))
+
 // A family of conversion functions M(N, SUF) for scalars and vectors of 2, 4, 8 and 16.
 #define CR_EACH_WIDTH(M) M(, ) M(2, _2) M(4, _4) M(8, _8) M(16, _16)
 
 #define CR_CONVERSIONS(N, SUF)                                                                             \
-  /* f32 -> f16 bits, round to nearest even; overflow -> inf; NaN stays NaN (quiet, top payload kept). */  \
-  static inline ushort##N cr_f32_to_f16##SUF(float##N f) {                                                 \
-    const uint##N x = as_uint##N(f);                                                                       \
-    const uint##N sign = (x >> 16) & 0x8000u, ax = x & 0x7fffffffu;                                        \
-    const uint##N m = ax - 0x38000000u; /* exponent rebased 127 -> 15 */                                   \
-    const uint##N normal = (m + 0xfffu + ((m >> 13) & 1u)) >> 13;                                          \
-    /* below 2^-14: adding 0.5 rounds |f| to a multiple of 2^-24 (nearest even) in hardware */             \
-    const uint##N subnormal = as_uint##N(as_float##N(ax) + 0.5f) - 0x3f000000u;                            \
-    uint##N r = select(subnormal, normal, as_uint##N(ax >= 0x38800000u));                                  \
-    r = select(r, (uint##N)0x7c00u, as_uint##N(ax >= 0x477ff000u));                                        \
-    r = select(r, 0x7e00u | ((ax >> 13) & 0x3ffu), as_uint##N(ax > 0x7f800000u));                          \
-    return convert_ushort##N(sign | r);                                                                    \
-  }                                                                                                        \
+  /* f32 -> f16 bits: 13 mantissa bits dropped, subnormal step 2^-24. */                                   \
+  CR_F32_TO_E5(f16, ushort, N, SUF, 13, 0x1.0p-24f)                                                        \
   /* f16 bits -> f32, exact (subnormals normalised, NaN payload kept). */                                  \
   static inline float##N cr_f16_to_f32##SUF(ushort##N h16) {                                               \
     const uint##N h = convert_uint##N(h16);                                                                \
@@ -189,18 +209,6 @@
   }                                                                                                        \
   static inline float##N cr_bf16_to_f32##SUF(ushort##N h) {                                                \
     return as_float##N(convert_uint##N(h) << 16);                                                          \
-  }                                                                                                        \
-  /* f32 -> f16 bits toward zero: finite values beyond the largest half give it (65504), infinities stay. */ \
-  static inline ushort##N cr_f32_to_f16_rtz##SUF(float##N f) {                                             \
-    const uint##N x = as_uint##N(f);                                                                       \
-    const uint##N sign = (x >> 16) & 0x8000u, ax = x & 0x7fffffffu;                                        \
-    /* below 2^-14 |f| * 2^24 is exact and its conversion truncates */                                     \
-    uint##N r = select(convert_uint##N(as_float##N(ax) * 0x1.0p24f), (ax - 0x38000000u) >> 13,             \
-                       as_uint##N(ax >= 0x38800000u));                                                     \
-    r = select(r, (uint##N)0x7bffu, as_uint##N(ax >= 0x47800000u));                                        \
-    r = select(r, (uint##N)0x7c00u, as_uint##N(ax >= 0x7f800000u));                                        \
-    r = select(r, 0x7e00u | ((ax >> 13) & 0x3ffu), as_uint##N(ax > 0x7f800000u));                          \
-    return convert_ushort##N(sign | r);                                                                    \
   }                                                                                                        \
   /* f32 -> bf16 bits toward zero (the exponent range is f32's: nothing overflows). */                     \
   static inline ushort##N cr_f32_to_bf16_rtz##SUF(float##N f) {                                            \
@@ -238,30 +246,8 @@
     uint##N r = select(sign | ((mag << 20) + 0x3c000000u), tiny, as_uint##N(mag < 8u));                    \
     return as_float##N(select(r, sign | 0x7fc00000u, as_uint##N(mag == 0x7fu)));                           \
   }                                                                                                        \
-  /* f32 -> f8e5m2 bits (f16's exponent range), to nearest even once (OpenVINO rounds to f16 first); */    \
-  /* overflow -> inf; NaN as the top byte of cr_f32_to_f16's. Below 2^-14 adding 2^7 rounds to 2^-16. */   \
-  static inline uchar##N cr_f32_to_f8e5m2##SUF(float##N f) {                                               \
-    const uint##N x = as_uint##N(f);                                                                       \
-    const uint##N sign = (x >> 24) & 0x80u, ax = x & 0x7fffffffu;                                          \
-    const uint##N m = ax - 0x38000000u; /* exponent rebased 127 -> 15 */                                   \
-    const uint##N normal = (m + 0xfffffu + ((m >> 21) & 1u)) >> 21;                                        \
-    const uint##N subnormal = as_uint##N(as_float##N(ax) + 0x1.0p7f) - 0x43000000u;                        \
-    uint##N r = select(subnormal, normal, as_uint##N(ax >= 0x38800000u));                                  \
-    r = select(r, (uint##N)0x7cu, as_uint##N(ax >= 0x47700000u)); /* from 61440, the tie to 2^16 */        \
-    r = select(r, 0x7eu | ((ax >> 21) & 1u), as_uint##N(ax > 0x7f800000u));                                \
-    return convert_uchar##N(sign | r);                                                                     \
-  }                                                                                                        \
-  /* ... toward zero: finite values beyond 57344 give it, infinities stay. */                              \
-  static inline uchar##N cr_f32_to_f8e5m2_rtz##SUF(float##N f) {                                           \
-    const uint##N x = as_uint##N(f);                                                                       \
-    const uint##N sign = (x >> 24) & 0x80u, ax = x & 0x7fffffffu;                                          \
-    uint##N r = select(convert_uint##N(as_float##N(ax) * 0x1.0p16f), (ax - 0x38000000u) >> 21,             \
-                       as_uint##N(ax >= 0x38800000u));                                                     \
-    r = select(r, (uint##N)0x7bu, as_uint##N(ax >= 0x47800000u));                                          \
-    r = select(r, (uint##N)0x7cu, as_uint##N(ax >= 0x7f800000u));                                          \
-    r = select(r, 0x7eu | ((ax >> 21) & 1u), as_uint##N(ax > 0x7f800000u));                                \
-    return convert_uchar##N(sign | r);                                                                     \
-  }                                                                                                        \
+  /* f32 -> f8e5m2 bits: f16's top byte, rounded once (OpenVINO rounds to f16 first, twice). */            \
+  CR_F32_TO_E5(f8e5m2, uchar, N, SUF, 21, 0x1.0p-16f)                                                      \
   /* f8e5m2 bits -> f32, exact: they are an f16's top byte. */                                             \
   static inline float##N cr_f8e5m2_to_f32##SUF(uchar##N b) {                                               \
     return cr_f16_to_f32##SUF(convert_ushort##N(b) << (ushort)8);                                          \
@@ -327,6 +313,10 @@ CR_EACH_WIDTH(CR_CONVERSIONS_F64)
 #undef CR_F32_TO_WIDE_INT_R
 #undef CR_F32_TO_INT_WRAP
 #undef CR_INT_TO_F32_ODD
+#undef CR_F32_TO_E5
+#undef CR_E5_INF
+#undef CR_E5_NAN
+#undef CR_E5_SIGN
 #undef CR_FLOAT_TO_INT
 
 // A run of components of a vector, as the transpose network writes it: CR_SW4(v, 8, 9, a, b) is v.s89ab, one
