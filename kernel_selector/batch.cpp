@@ -102,6 +102,7 @@ KernelData batch_kernel(const std::vector<KernelData>& items, const std::vector<
   kd.impl = "batch";
   kd.source = named_by_text("reorder_batch", jit, embedded_kernel("reorder_batch.cl"));
   kd.source.code = functions + kd.source.code;
+  kd.source.options = build_options(kd.source.code, device);
   kd.global = {total};
   kd.local = {local};
   return kd;

@@ -167,9 +167,10 @@ bool stream_pays(const Layout& src, const Layout& dst, const DeviceInfo& device)
   return stream_pays(static_cast<uint64_t>(src.bytes() + dst.bytes()), device);
 }
 
-std::string convert_expr(const ReorderParams& p, const std::string& v, int width) {
-  const DataType from = p.src.data_type(), to = p.dst.data_type();
-  const Conversion& conv = p.conversion;
+namespace {
+
+// `v` (of cl_type(from), or a vector of `width`) converted to `to` by the modes of `conv`.
+std::string convert_types(DataType from, DataType to, const Conversion& conv, const std::string& v, int width) {
   if (from == to) return "(" + v + ")";
   const std::string w = width > 1 ? std::to_string(width) : "", suf = width > 1 ? "_" + w : "";
   const std::string t = cl_type(to);
@@ -208,6 +209,60 @@ std::string convert_expr(const ReorderParams& p, const std::string& v, int width
   if (conv.overflow == Overflow::saturate) return "convert_" + t + w + "_sat(" + v + ")";
   const std::string ut = is_unsigned(to) ? t : "u" + t;
   return "as_" + t + w + "(convert_" + ut + w + "(" + v + "))";
+}
+
+// The name of the __constant table of a per-index parameter (value_tables()), unique per kernel.
+std::string table_name(Param q) { return "CR_CAT(KERNEL_NAME, _p" + std::to_string(static_cast<int>(q)) + ")"; }
+
+}  // namespace
+
+std::string convert_expr(const ReorderParams& p, const std::string& v, int width, const CoordExpr& coord) {
+  const DataType from = p.src.data_type(), to = p.dst.data_type();
+  const Conversion& conv = p.conversion;
+  if (!conv.has_arithmetic()) return convert_types(from, to, conv, v, width);
+  // The documented order (Conversion::params), one parenthesised operation each: OpenCL C rounds every
+  // operation to f32, and common.cl turns FP_CONTRACT off, so none fuses into a multiply-add.
+  std::string x = convert_types(from, DataType::f32, Conversion{}, v, width);
+  for (Param q : all_params()) {
+    const ParamValues& pv = conv.param(q);
+    if (!pv.present()) continue;
+    std::string a = hex_float(pv.values[0]) + "f";
+    if (pv.axis >= 0) {
+      if (!coord || width != 1) throw Error("internal: a per-index " + std::string(to_string(q)) + " in a kernel without coordinates");
+      a = table_name(q) + "[" + coord(pv.axis) + "]";
+    }
+    const char* op = q == Param::src_zero_point || q == Param::sub ? " - "
+                     : q == Param::src_scale || q == Param::mul    ? " * "
+                     : q == Param::dst_zero_point                  ? " + "
+                                                                   : " / ";
+    x = "(" + x + op + a + ")";
+  }
+  // Integer destinations make every NaN 0 anyway.
+  if (is_floating(to)) x = "cr_f32_nan_canonical" + std::string(width > 1 ? "_" + std::to_string(width) : "") + "(" + x + ")";
+  return convert_types(DataType::f32, to, conv, x, width);
+}
+
+std::string value_tables(const Conversion& conv) {
+  std::vector<std::string> lines;
+  for (Param q : all_params()) {
+    const ParamValues& pv = conv.param(q);
+    if (!pv.present() || pv.axis < 0) continue;
+    std::string values;
+    for (float f : pv.values) values += (values.empty() ? "" : ", ") + hex_float(f) + "f";
+    lines.push_back("__constant float " + table_name(q) + "[" + std::to_string(pv.values.size()) + "] = {" + values + "};");
+  }
+  return macro_lines(lines);
+}
+
+bool divides(const Conversion& conv) { return conv.param(Param::div).present() || conv.param(Param::dst_scale).present(); }
+
+std::string build_options(const std::string& code, const DeviceInfo& device) {
+  std::string options = "-cl-std=CL1.2";
+  // OpenCL lets a single-precision division be 2.5 ulp off unless asked for the correctly rounded one, which
+  // the host reference computes; devices that cannot do it keep their own (Conversion::params says so).
+  if (device.exact_divide && code.find("\n#define CR_DIVIDES 1\n") != std::string::npos)
+    options += " -cl-fp32-correctly-rounded-divide-sqrt";
+  return options;
 }
 
 Tuning tuning_of(const DeviceInfo& dev) {

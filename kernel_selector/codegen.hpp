@@ -2,6 +2,7 @@
 // JitConstants). Every number the plan holds is baked into the text as a constant.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -63,9 +64,25 @@ std::string join_and(const std::vector<std::string>& conditions);
 /// OpenCL C storage type of a data type (f16 and bf16 are ushort bit patterns, the 8-bit floats uchar).
 std::string cl_type(DataType t);
 
+/// The expression of a destination element's logical coordinate on an axis, in a kernel that has it.
+using CoordExpr = std::function<std::string(int axis)>;
+
 /// Expression converting `v` (of cl_type() of the problem's source type, or a vector of `width` of them) to
-/// its destination type, with the rules of convert_element() under the problem's conversion.
-std::string convert_expr(const ReorderParams& p, const std::string& v, int width = 1);
+/// its destination type, with the rules of convert_element() under the problem's conversion and, when it has
+/// parameters, their arithmetic (as apply_params()). Per-index parameters read value_tables() at `coord`,
+/// which a kernel must then give (scalars only).
+std::string convert_expr(const ReorderParams& p, const std::string& v, int width = 1, const CoordExpr& coord = nullptr);
+
+/// Program-scope __constant tables of the per-index parameters of `conv`, one per parameter, named after
+/// KERNEL_NAME (so kernels of one program, batch copies included, never share a name); "" when none.
+std::string value_tables(const Conversion& conv);
+
+/// Whether the arithmetic of `conv` divides (div, dst-scale).
+bool divides(const Conversion& conv);
+
+/// The build options of a generated program's `code` on `device`: OpenCL C 1.2, and a correctly rounded
+/// division where the code defines CR_DIVIDES 1 (reorder_jit()) and the device can.
+std::string build_options(const std::string& code, const DeviceInfo& device);
 
 /// Elements of `t` in 4 bytes (1 for 4- and 8-byte types): the unit a store can be widened to.
 int64_t pack_of(DataType t);

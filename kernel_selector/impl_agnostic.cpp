@@ -87,9 +87,12 @@ class AgnosticReorder : public ReorderImpl {
   KernelData generate(const ReorderParams& p) const override {
     KernelData kd;
     kd.impl = name();
-    Jit jit = reorder_jit(p, "reorder_agnostic", kd);
+    // Per-index parameters are read at the destination coordinate, which the plan walk (mode 0 and 1)
+    // decodes into dc and the permutation walk (mode 2) does not.
+    Jit jit = reorder_jit(p, "reorder_agnostic", kd, [](int axis) { return "dc[" + num(axis) + "]"; });
     jit.set("IDX_T", "long");  // any shape: 64-bit indices always
-    kd.plan_args = permutation_table(p);
+    jit.def("CR_AG_PERMUTATION", p.conversion.per_index() ? "0" : "1");
+    if (!p.conversion.per_index()) kd.plan_args = permutation_table(p);
     if (kd.plan_args.empty()) {
       const IndexPlan& dp = p.dst.plan();
       // A work-item walks up to kChunk values of the destination's innermost digit (one row).

@@ -60,6 +60,7 @@ LanesPlan make_plan(const ReorderParams& p) {
     lp.reject = why;
     return lp;
   };
+  if (std::string why = reject_per_index(p); !why.empty()) return fail(why);
   const int64_t esize = size_of(p.dst.data_type());
   if (esize >= 4) return fail("destination elements of 4 bytes or more are words already");
   // The loads of neighbouring T vectors overlap, so a conversion runs twice on some elements; staged

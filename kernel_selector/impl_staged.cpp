@@ -71,6 +71,8 @@ struct StagedPlan {
 
 StagedPlan make_plan(const ReorderParams& p) {
   StagedPlan sp;
+  sp.reject = reject_per_index(p);
+  if (!sp.reject.empty()) return sp;
   sp.perm = make_permutation(p.src, p.dst);
   if (!sp.perm.reject.empty()) {
     sp.reject = sp.perm.reject;

@@ -322,6 +322,7 @@ class TiledReorder : public ReorderImpl {
   const char* name() const override { return "tiled"; }
 
   std::string reject(const ReorderParams& p) const override {
+    if (std::string why = reject_per_index(p); !why.empty()) return why;
     const Permutation perm = make_permutation(p.src, p.dst);
     if (!perm.reject.empty()) return perm.reject;
     // A's index is the destination offset itself (vector stores, ia + offsets): a destination whose finest

@@ -33,7 +33,8 @@ class GenericReorder : public ReorderImpl {
     const IndexPlan& dp = p.dst.plan();
     KernelData kd;
     kd.impl = name();
-    Jit jit = reorder_jit(p, "reorder_generic", kd);
+    // The arithmetic's per-index values are read at the destination coordinate.
+    Jit jit = reorder_jit(p, "reorder_generic", kd, [](int axis) { return "d_c" + num(axis); });
     std::string decode = decode_stmts(dp, "p", "d_");
     std::string coords = "d_";
     if (p.src.dims() != p.dst.dims()) {
@@ -62,16 +63,25 @@ cl::NDRange KernelData::global_range() const { return nd_range(global); }
 
 cl::NDRange KernelData::local_range() const { return nd_range(local); }
 
-Jit reorder_jit(const ReorderParams& p, const std::string& prefix, KernelData& kd) {
+Jit reorder_jit(const ReorderParams& p, const std::string& prefix, KernelData& kd, const CoordExpr& coord) {
   kd.source.entry = prefix;  // finish_kernel() appends the hash of the generated text
   Jit jit;
   jit.def("KERNEL_NAME", kd.source.entry)
       .def("SRC_T", cl_type(p.src.data_type()))
       .def("DST_T", cl_type(p.dst.data_type()))
       .def("IDX_T", needs_64bit(p.src, p.dst) ? "long" : "int")
-      .def("CONVERT(v)", convert_expr(p, "v"))
-      .def("CR_ZERO_PADDING", p.conversion.padding == Padding::zero ? "1" : "0");
+      .def("CONVERT(v)", convert_expr(p, "v", 1, coord))
+      .def("CR_ZERO_PADDING", p.conversion.padding == Padding::zero ? "1" : "0")
+      .def("CR_DIVIDES", divides(p.conversion) ? "1" : "0")
+      .def("CR_VALUE_TABLES", value_tables(p.conversion));
   return jit;
+}
+
+std::string reject_per_index(const ReorderParams& p) {
+  std::string which;
+  for (Param q : all_params())
+    if (p.conversion.param(q).present() && p.conversion.param(q).axis >= 0) which += (which.empty() ? "" : ", ") + std::string(to_string(q));
+  return which.empty() ? "" : "per-index " + which + " need each element's coordinate, which only the generic and agnostic kernels decode";
 }
 
 KernelSource named_by_text(const std::string& prefix, Jit jit, const std::string& body) {
@@ -87,6 +97,7 @@ KernelSource named_by_text(const std::string& prefix, Jit jit, const std::string
 void finish_kernel(KernelData& kd, const Jit& jit, const char* template_file, size_t count, size_t local,
                    const DeviceInfo& device) {
   kd.source = named_by_text(kd.source.entry, jit, embedded_kernel(template_file));
+  kd.source.options = build_options(kd.source.code, device);
   if (device.max_work_group) local = std::min(local, device.max_work_group);
   kd.local = {local};
   kd.global = {round_up(count, local)};
@@ -112,6 +123,7 @@ const KernelSelector& KernelSelector::instance() {
 
 KernelData KernelSelector::select(const ReorderParams& p, const std::string& force_in) const {
   check_compatible(p.src, p.dst);
+  check_params(p.conversion, p.dst);
   for (const Layout* l : {&p.src, &p.dst})
     if (l->data_type() == DataType::f64 && !p.device.fp64)
       throw Error(l->describe() + ": f64 needs double support (cl_khr_fp64), which device '" + p.device.name +

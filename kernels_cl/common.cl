@@ -9,6 +9,14 @@
 #pragma clang diagnostic ignored "-Wpsabi"
 #endif
 
+// The fused arithmetic (Conversion::params) rounds every operation to f32 on its own, as the host reference
+// does: no contraction of a multiply and an add into one rounding.
+#pragma OPENCL FP_CONTRACT OFF
+
+// Token pasting after expansion: CR_CAT(KERNEL_NAME, _p2) names a kernel's own table of per-index values.
+#define CR_CAT2(a, b) a##b
+#define CR_CAT(a, b) CR_CAT2(a, b)
+
 // Naming: cr_<from>_to_<to>[_rtz][_wrap]<SUF>: without _rtz a conversion rounds to nearest even, with it
 // toward zero; without _wrap an integer destination saturates, with it keeps the value modulo 2^bits (two's
 // complement). NaN becomes 0 in every integer destination. SUF is the vector width (_2 .. _16, none for
@@ -251,6 +259,11 @@
   /* f8e5m2 bits -> f32, exact: they are an f16's top byte. */                                             \
   static inline float##N cr_f8e5m2_to_f32##SUF(uchar##N b) {                                               \
     return cr_f16_to_f32##SUF(convert_ushort##N(b) << (ushort)8);                                          \
+  }                                                                                                        \
+  /* The fused arithmetic's result with every NaN made 0x7fc00000: devices differ in the payload and sign */ \
+  /* an operation gives a NaN operand, the host reference does not. */                                     \
+  static inline float##N cr_f32_nan_canonical##SUF(float##N f) {                                          \
+    return as_float##N(select(as_uint##N(f), (uint##N)0x7fc00000u, as_uint##N(convert_int##N(isnan(f))))); \
   }                                                                                                        \
   CR_F32_ROUNDING(N, SUF)                                                                                  \
   CR_F32_TO_INTS(N, SUF)                                                                                   \

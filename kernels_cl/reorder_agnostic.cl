@@ -15,7 +15,9 @@
 // (kernel_selector/impl_agnostic.cpp writes it from Permutation and IndexPlan; IndexPlan::decode and offset
 // are the host twins).
 // Generated: KERNEL_NAME, SRC_T, DST_T, IDX_T (long), CONVERT(v), CR_ZERO_PADDING (0: padding is not
-// written); nothing about the layouts.
+// written), CR_DIVIDES, CR_VALUE_TABLES (per-index parameters, read at dc[axis]), CR_AG_PERMUTATION (0: per-index
+// parameters, for modes 0 and 1 only);
+// nothing about the layouts.
 // The helpers once per program, however many type pairs it holds.
 #ifndef CR_AG_HELPERS
 #define CR_AG_HELPERS
@@ -112,11 +114,14 @@ static inline long cr_ag_offset(__global const long* t, const long* coord) {
 
 #endif
 
+CR_VALUE_TABLES
+
 // Work-item w takes `chunk` consecutive values of the destination's innermost digit in one row: the other
 // digits are decoded once, and per element only the pdim of that digit is split and only the source digits
 // of the pdims holding its axes are recomputed.
 __kernel void KERNEL_NAME(CR_REORDER_ARGS, __global const long* restrict plans) {
   CR_REORDER_BEGIN(w, plans[0])
+#if CR_AG_PERMUTATION  // else per-index parameters: CONVERT reads dc, which only the plan walk below has
   if (plans[1] == 2) {
     const long n = plans[4], m = plans[7], inner_total = plans[8];
     __global const long* dg = plans + 9;
@@ -176,6 +181,7 @@ __kernel void KERNEL_NAME(CR_REORDER_ARGS, __global const long* restrict plans) 
     }
     return;
   }
+#endif
   __global const long* dplan = plans + 3;
   __global const long* splan = dplan + cr_ag_plan_length(dplan);
   __global const long* dims = dplan + 2;

@@ -3,7 +3,10 @@
 // gets zero (or, CR_ZERO_PADDING 0, is not written), everything else the converted source element. Every
 // destination element is written at most once, so the destination needs no pre-zeroing. Accepts every pair
 // of layouts.
-// Generated: KERNEL_NAME, SRC_T, DST_T, IDX_T, DST_COUNT, DST_DECODE(p), SRC_OFFSET, CONVERT(v), CR_ZERO_PADDING.
+// Generated: KERNEL_NAME, SRC_T, DST_T, IDX_T, DST_COUNT, DST_DECODE(p), SRC_OFFSET, CONVERT(v) (which may read
+// the tables of CR_VALUE_TABLES at the coordinate d_c<axis>), CR_ZERO_PADDING, CR_DIVIDES.
+CR_VALUE_TABLES
+
 CR_KERNEL void KERNEL_NAME(CR_REORDER_ARGS) {
   CR_REORDER_BEGIN(p, DST_COUNT)
   DST_DECODE(p)

@@ -204,6 +204,18 @@ clreorder_status clreorder_attr_set_padding(clreorder_attr attr, const char* pol
   return guarded(__func__, [&] { attr->conversion.padding = clreorder::parse_padding(policy); });
 }
 
+clreorder_status clreorder_attr_set_param(clreorder_attr attr, const char* name, const float* values, size_t count,
+                                          int axis) {
+  CR_REQUIRE(attr);
+  CR_REQUIRE(name);
+  CR_REQUIRE(values || count == 0);
+  return guarded(__func__, [&] {
+    clreorder::ParamValues& pv = attr->conversion.param(clreorder::parse_param(name));
+    pv.values.assign(values, values + count);
+    pv.axis = count ? axis : -1;
+  });
+}
+
 clreorder_status clreorder_reorder(clreorder_context context, cl_mem src, size_t src_offset, clreorder_layout src_layout,
                                    cl_mem dst, size_t dst_offset, clreorder_layout dst_layout, cl_uint num_events,
                                    const cl_event* wait_list, cl_event* event) {

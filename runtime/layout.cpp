@@ -2,6 +2,9 @@
 #include "clreorder/layout.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
 #include <limits>
 #include <numeric>
 
@@ -154,15 +157,99 @@ Overflow parse_overflow(const std::string& name) { return parse_choice(name, Ove
 
 Padding parse_padding(const std::string& name) { return parse_choice(name, Padding::zero, Padding::keep, "padding policy"); }
 
+const std::vector<Param>& all_params() {
+  static const std::vector<Param> all = {Param::src_zero_point, Param::sub,       Param::src_scale,     Param::mul,
+                                         Param::div,            Param::dst_scale, Param::dst_zero_point};
+  return all;
+}
+
+const char* to_string(Param p) {
+  switch (p) {
+    case Param::src_zero_point: return "src-zero-point";
+    case Param::sub: return "sub";
+    case Param::src_scale: return "src-scale";
+    case Param::mul: return "mul";
+    case Param::div: return "div";
+    case Param::dst_scale: return "dst-scale";
+    case Param::dst_zero_point: return "dst-zero-point";
+  }
+  return "?";
+}
+
+Param parse_param(const std::string& name) {
+  std::string known;
+  for (Param p : all_params()) {
+    if (name == to_string(p)) return p;
+    known += (known.empty() ? "" : ", ") + std::string(to_string(p));
+  }
+  throw Error("unknown parameter '" + name + "' (expected one of " + known + ")");
+}
+
+bool ParamValues::operator==(const ParamValues& o) const {
+  return axis == o.axis && values.size() == o.values.size() &&
+         (values.empty() || std::memcmp(values.data(), o.values.data(), values.size() * sizeof(float)) == 0);
+}
+
+bool Conversion::has_arithmetic() const {
+  return std::any_of(params.begin(), params.end(), [](const ParamValues& v) { return v.present(); });
+}
+
+bool Conversion::per_index() const {
+  return std::any_of(params.begin(), params.end(), [](const ParamValues& v) { return v.present() && v.axis >= 0; });
+}
+
+std::string hex_float(float v) {
+  char buf[48];
+  std::snprintf(buf, sizeof buf, "%a", static_cast<double>(v));
+  return buf;
+}
+
 std::string Conversion::key() const {
   std::string out;
-  auto add = [&out](const char* field, const char* value) {
-    out += (out.empty() ? "" : ",") + std::string(field) + "=" + value;
-  };
+  auto add = [&out](const std::string& field, const std::string& value) { out += (out.empty() ? "" : ",") + field + "=" + value; };
   if (rounding != Rounding::nearest_even) add("round", to_string(rounding));
   if (overflow != Overflow::saturate) add("overflow", to_string(overflow));
   if (padding != Padding::zero) add("padding", to_string(padding));
+  for (Param p : all_params()) {
+    const ParamValues& v = param(p);
+    if (!v.present()) continue;
+    std::string text;
+    for (float f : v.values) text += (text.empty() ? "" : "/") + hex_float(f);
+    add(std::string(to_string(p)) + (v.axis >= 0 ? "@" + std::to_string(v.axis) : ""), text);
+  }
   return out;
+}
+
+void check_params(const Conversion& conv, const Layout& dst) {
+  size_t indexed = 0;
+  for (Param p : all_params()) {
+    const ParamValues& v = conv.param(p);
+    if (!v.present()) continue;
+    const std::string what = std::string(to_string(p)) + " of " + dst.describe();
+    if (v.axis < -1 || v.axis >= dst.rank())
+      throw Error(what + ": axis " + std::to_string(v.axis) + " is not one of its " + std::to_string(dst.rank()) + " axes (" +
+                  dst.format().axes() + "; -1 for one value per tensor)");
+    if (v.axis < 0 && v.values.size() != 1)
+      throw Error(what + ": " + std::to_string(v.values.size()) + " values for the whole tensor (one, or one per index of an axis)");
+    if (v.axis >= 0) {
+      const int64_t dim = dst.dims()[static_cast<size_t>(v.axis)];
+      if (static_cast<int64_t>(v.values.size()) != dim)
+        throw Error(what + ": " + std::to_string(v.values.size()) + " values on axis " + dst.format().axes()[static_cast<size_t>(v.axis)] +
+                    " of extent " + std::to_string(dim) + " (one per index)");
+      indexed += v.values.size();
+    }
+    const bool zero_point = p == Param::src_zero_point || p == Param::dst_zero_point;
+    for (size_t i = 0; i < v.values.size(); ++i) {
+      const float f = v.values[i];
+      const std::string which = what + ": value " + hex_float(f) + " (" + std::to_string(f) + ", index " + std::to_string(i) + ")";
+      if (!std::isfinite(f)) throw Error(which + " is not finite");
+      if (zero_point && std::nearbyint(f) != f) throw Error(which + " is not an integer (zero points are)");
+      if ((p == Param::div || p == Param::dst_scale) && f == 0) throw Error(which + " divides by zero");
+    }
+  }
+  if (indexed > kMaxIndexedValues)
+    throw Error("the conversion into " + dst.describe() + " has " + std::to_string(indexed) + " per-index values, more than the " +
+                std::to_string(kMaxIndexedValues) + " a kernel holds in constant memory");
 }
 
 Dims parse_dims(const std::string& text) {

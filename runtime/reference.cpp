@@ -290,6 +290,23 @@ void convert_element(DataType from, const void* src, DataType to, void* dst, con
   }
 }
 
+float apply_params(const Conversion& conv, float x, const int64_t* coord) {
+  // One statement per operation: each result is rounded to f32 before the next (no contraction), as the
+  // kernels evaluate it (kernels_cl/common.cl turns FP_CONTRACT off).
+  for (Param p : all_params()) {
+    const ParamValues& v = conv.param(p);
+    if (!v.present()) continue;
+    const float a = v.values[v.axis < 0 ? 0 : static_cast<size_t>(coord[v.axis])];
+    switch (p) {
+      case Param::src_zero_point: case Param::sub: x = x - a; break;
+      case Param::src_scale: case Param::mul: x = x * a; break;
+      case Param::div: case Param::dst_scale: x = x / a; break;
+      case Param::dst_zero_point: x = x + a; break;
+    }
+  }
+  return std::isnan(x) ? float_of(0x7fc00000u) : x;
+}
+
 void check_compatible(const Layout& src, const Layout& dst) {
   auto kinds_ok = [&] {
     FormatKind a = src.format().kind(), b = dst.format().kind();
@@ -318,7 +335,8 @@ void reference_reorder(const Layout& src, const void* src_data, const Layout& ds
   const auto* s = static_cast<const uint8_t*>(src_data);
   auto* d = static_cast<uint8_t*>(dst_data);
   int64_t coord[8], scoord[8], off;
-  const bool reshape = src.dims() != dst.dims();
+  const bool reshape = src.dims() != dst.dims(), arithmetic = conv.has_arithmetic();
+  check_params(conv, dst);
   for (int64_t p = 0; p < dp.digit_space; ++p) {
     bool owned = true;
     const bool valid = dp.decode(p, &off, coord, &owned);
@@ -333,8 +351,15 @@ void reference_reorder(const Layout& src, const void* src_data, const Layout& ds
         linear /= src.dims()[static_cast<size_t>(a)];
       }
     }
-    if (valid) convert_element(src.data_type(), s + sp.offset(reshape ? scoord : coord) * static_cast<int64_t>(ss), dst.data_type(), out, conv);
-    else if (conv.padding == Padding::zero) std::memset(out, 0, ds);
+    const uint8_t* in = s + sp.offset(reshape ? scoord : coord) * static_cast<int64_t>(ss);
+    if (valid && arithmetic) {
+      float x;
+      convert_element(src.data_type(), in, DataType::f32, &x, Conversion{});
+      x = apply_params(conv, x, coord);
+      convert_element(DataType::f32, &x, dst.data_type(), out, conv);
+    } else if (valid) {
+      convert_element(src.data_type(), in, dst.data_type(), out, conv);
+    } else if (conv.padding == Padding::zero) std::memset(out, 0, ds);
   }
 }
 

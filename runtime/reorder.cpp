@@ -520,6 +520,7 @@ ReorderResult enqueue_reorder(const cl::CommandQueue& queue, const cl::Buffer& s
   const std::string what = src_layout.describe() + " -> " + dst_layout.describe();
   try {
     check_compatible(src_layout, dst_layout);
+    check_params(opt.conversion, dst_layout);
     if (!queue()) throw Error("the command queue is null");
     const cl::Context ctx = queue.getInfo<CL_QUEUE_CONTEXT>();
     check_disjoint(check_buffer(ctx, src, src_offset, src_layout, "source", false),
@@ -542,7 +543,7 @@ ReorderResult enqueue_reorder(const cl::CommandQueue& queue, const cl::Buffer& s
 
 // The checks of reorder() on every item, and no destination overlapping another item's bytes, since the
 // items run at once: all before anything is enqueued.
-void check_batch(const cl::Context& ctx, const std::vector<BatchItem>& items) {
+void check_batch(const cl::Context& ctx, const std::vector<BatchItem>& items, const Conversion& conv) {
   std::vector<ByteRange> src(items.size()), dst(items.size());
   std::vector<BufferFacts> known;
   auto facts = [&](const cl::Buffer& b, const char* which) -> const BufferFacts& {
@@ -555,6 +556,7 @@ void check_batch(const cl::Context& ctx, const std::vector<BatchItem>& items) {
     const BatchItem& it = items[k];
     try {
       check_compatible(it.src_layout, it.dst_layout);
+      check_params(conv, it.dst_layout);
       src[k] = check_range(facts(it.src, "source"), it.src_offset, it.src_layout, "source", false);
       dst[k] = check_range(facts(it.dst, "destination"), it.dst_offset, it.dst_layout, "destination", true);
       check_disjoint(src[k], dst[k]);
@@ -583,7 +585,7 @@ BatchResult enqueue_batch(const cl::CommandQueue& queue, const std::vector<Batch
     if (!queue()) throw Error("the command queue is null");
     const cl::Context ctx = queue.getInfo<CL_QUEUE_CONTEXT>();
     check_wait_list(ctx, opt.wait_list);
-    check_batch(ctx, items);
+    check_batch(ctx, items, opt.conversion);
     const cl::Device dev = queue.getInfo<CL_QUEUE_DEVICE>();
     const std::string force = opt.force_impl.empty() ? env_value("CLREORDER_FORCE_IMPL") : opt.force_impl;
     if (force == KernelSelector::instance().agnostic().name()) policy = CompilePolicy::agnostic;

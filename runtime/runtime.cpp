@@ -98,6 +98,7 @@ DeviceInfo describe_device(const cl::Device& device) {
     const std::string extensions = device.getInfo<CL_DEVICE_EXTENSIONS>();
     d.fp16 = extensions.find("cl_khr_fp16") != std::string::npos;
     d.fp64 = extensions.find("cl_khr_fp64") != std::string::npos;
+    d.exact_divide = (device.getInfo<CL_DEVICE_SINGLE_FP_CONFIG>() & CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT) != 0;
     d.thread_safe = d.platform.find("Oclgrind") == std::string::npos;
     d.device = device;
   } catch (...) {

@@ -283,6 +283,12 @@ inline Case converting(Case c, const Conversion& conv) {
   return c;
 }
 
+/// `c` with these parameters of the fused arithmetic set.
+inline Conversion with_params(Conversion c, std::initializer_list<std::pair<Param, ParamValues>> params) {
+  for (const auto& [q, v] : params) c.param(q) = v;
+  return c;
+}
+
 inline Case make_case(const Format& s, const Format& d, const Dims& shape, DataType st = DataType::f32,
                DataType dt = DataType::f32, Dims slo = {}, Dims sup = {}, Dims dlo = {}, Dims dup = {}) {
   return case_of(Layout(s, st, shape, slo, sup), Layout(d, dt, shape, dlo, dup));

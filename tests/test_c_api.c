@@ -196,6 +196,22 @@ int main(void) {
     CHECK(clreorder_reorder_attr(ctx, in, 0, plain, out, 0, blocked, NULL, 0, NULL, NULL) == CLREORDER_SUCCESS);
     CHECK(clEnqueueReadBuffer(queue, out, CL_TRUE, 0, sizeof lanes, lanes, 0, NULL, NULL) == CL_SUCCESS);
     CHECK(lanes[0] == 1 && lanes[3] == 0.0f && lanes[31] == 0.0f);
+    /* Fused arithmetic: (x - sub[f]) * 10, per feature and per tensor; a list that does not fit the axis is
+     * refused when the reorder runs, naming its count, and writes nothing. */
+    const float sub[3] = {1, 2, 3}, ten = 10;
+    CHECK(clreorder_attr_set_param(keep, "sub", sub, 3, 1) == CLREORDER_SUCCESS);
+    CHECK(clreorder_attr_set_param(keep, "mul", &ten, 1, -1) == CLREORDER_SUCCESS);
+    EXPECT_ERROR(clreorder_attr_set_param(keep, "scale", &ten, 1, -1), CLREORDER_INVALID_VALUE, "'scale'");
+    CHECK(clreorder_reorder_attr(ctx, in, 0, plain, out, 0, blocked, keep, 0, NULL, NULL) == CLREORDER_SUCCESS);
+    CHECK(clEnqueueReadBuffer(queue, out, CL_TRUE, 0, sizeof lanes, lanes, 0, NULL, NULL) == CL_SUCCESS);
+    CHECK(lanes[0] == 0 && lanes[1] == 10 && lanes[2] == 20 && lanes[16] == 10 && lanes[17] == 20 && lanes[18] == 30);
+    CHECK(clreorder_attr_set_param(keep, "sub", sub, 2, 1) == CLREORDER_SUCCESS);
+    lanes[0] = -7.0f;
+    CHECK(clEnqueueWriteBuffer(queue, out, CL_TRUE, 0, sizeof lanes, lanes, 0, NULL, NULL) == CL_SUCCESS);
+    EXPECT_ERROR(clreorder_reorder_attr(ctx, in, 0, plain, out, 0, blocked, keep, 0, NULL, NULL), CLREORDER_INVALID_VALUE,
+                 "2 values on axis f of extent 3");
+    CHECK(clEnqueueReadBuffer(queue, out, CL_TRUE, 0, sizeof lanes, lanes, 0, NULL, NULL) == CL_SUCCESS);
+    CHECK(lanes[0] == -7.0f);
     clReleaseMemObject(in);
     clReleaseMemObject(out);
     clreorder_attr_release(keep);

@@ -136,6 +136,14 @@ TEST(Cli, EveryMalformedArgumentIsNamedOnOneLineAndWritesNothing) {
       {run_with({"--round", "up"}), "unknown rounding 'up' (expected nearest-even or toward-zero)"},
       {run_with({"--padding", "ones"}), "unknown padding policy 'ones' (expected zero or keep)"},
       {run_with({"--overflow", "clip"}), "unknown overflow mode 'clip' (expected saturate or wrap)"},
+      {run_with({"--src-scale", "0.5,x"}), "--src-scale '0.5,x': 'x' is not a finite f32 number"},
+      {run_with({"--div", "1e39"}), "--div '1e39': '1e39' is not a finite f32 number"},
+      {run_with({"--dst-scale", "0.5,2"}), "--dst-scale lists 2 values: name the axis they index with --quant-axis"},
+      {run_with({"--dst-scale", "0.5,2", "--quant-axis", "q"}), "--quant-axis 'q' is not an axis of"},
+      {run_with({"--quant-axis", "f"}), "--quant-axis 'f' without a list of scales or zero points"},
+      {run_with({"--sub", "1,2,3"}), "sub of byxf f32 1x2x3x4: 3 values on axis f of extent 2"},
+      {run_with({"--dst-zero-point", "1.5"}), "is not an integer (zero points are)"},
+      {run_with({"--div", "0"}), "divides by zero"},
       {run_with({"--dst-strides", "0,1,0,0"}), "strides 0,1,0,0 repeat elements"},
       {run_with({"--src-strides", "1,2"}), "strides 1,2 must have 4 values"},
       {run_with({"--src-offset", "-1"}), "--src-offset '-1'"},
@@ -372,7 +380,7 @@ TEST(Cli, JsonOfDeviceCommands) {
   std::ofstream(per_line) << "--from oiyx --to os_iyx_osv16 --shape 17,5,1,1 --to-dtype i8 --overflow wrap\n";
   r = run({"bench", "--batch", per_line});
   EXPECT_EQ(r.status, 2);
-  EXPECT_NE(r.err.find("--round, --overflow or --padding in a batch file"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("a conversion option (--round, --padding, --sub ...) in a batch file"), std::string::npos) << r.err;
   // run: the mode is printed and the check uses it.
   r = run({"run", "--from", "bfyx", "--to", "b_fs_yx_fsv16", "--shape", "2,19,5,7", "--to-dtype", "i8", "--round",
            "toward-zero", "--overflow", "wrap", "--check"});
@@ -382,6 +390,27 @@ TEST(Cli, JsonOfDeviceCommands) {
   r = run({"bench", "--from", "bfyx", "--to", "byxf"});
   EXPECT_EQ(r.status, 2);
   EXPECT_NE(r.err.find("bench needs --from, --to and --shape (or --batch FILE)"), std::string::npos) << r.err;
+}
+
+// Issue 16's fused arithmetic from the command line: OpenVINO's mean values on an image (per channel, on the
+// feature axis), oneDNN's scales and zero points per output channel (--quant-axis), printed and checked.
+TEST(Cli, FusedArithmeticOptions) {
+  Result r = run({"run", "--from", "byxf", "--to", "b_fs_yx_fsv16", "--shape", "1,3,4,5", "--dtype", "u8", "--to-dtype",
+                  "f16", "--sub", "123.7,116.3,103.5", "--div", "58.4,57.1,57.4", "--check", "--json"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  Json j = Json::parse(r.out);
+  EXPECT_EQ(j["conversion"], "sub@1=0x1.eeccccp+6/0x1.d13334p+6/0x1.9ep+6,div@1=0x1.d33334p+5/0x1.c8ccccp+5/0x1.cb3334p+5");
+  EXPECT_EQ(j["check"], true) << r.out;
+  r = run({"run", "--from", "oiyx", "--to", "os_is_yx_isv16_osv16", "--shape", "3,17,3,3", "--to-dtype", "i8",
+           "--dst-scale", "0.5,0.25,2", "--quant-axis", "o", "--dst-zero-point=-4", "--check"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("conversion: dst-scale@0=0x1p-1/0x1p-2/0x1p+1,dst-zero-point=-0x1p+2"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("impl: generic"), std::string::npos) << r.out;  // per index: the kernels that decode coordinates
+  EXPECT_NE(r.out.find("check: OK"), std::string::npos) << r.out;
+  // A list on an axis of another extent is refused naming the counts, before any device work.
+  r = run({"run", "--from", "bfyx", "--to", "byxf", "--shape", "1,4,2,2", "--mul", "1,2,3"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("mul of byxf f32 1x4x2x2: 3 values on axis f of extent 4"), std::string::npos) << r.err;
 }
 
 // A compile that outlasts the threshold is announced on a terminal, with its time at the end; nothing on a

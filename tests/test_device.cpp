@@ -78,9 +78,9 @@ static bool can_overflow(DataType from, DataType to) {
 
 // The conversions other than the default, and whether each changes what `from` -> `to` computes.
 static const std::vector<Conversion>& other_conversions() {
-  static const std::vector<Conversion> all = {{Rounding::toward_zero, Overflow::saturate},
-                                              {Rounding::nearest_even, Overflow::wrap},
-                                              {Rounding::toward_zero, Overflow::wrap}};
+  static const std::vector<Conversion> all = {modes(Rounding::toward_zero, Overflow::saturate),
+                                              modes(Rounding::nearest_even, Overflow::wrap),
+                                              modes(Rounding::toward_zero, Overflow::wrap)};
   return all;
 }
 static bool matters(const Conversion& c, DataType from, DataType to) {
@@ -214,7 +214,7 @@ TEST(Device, ConversionModesOnEveryPath) {
         }
       }
   run_batch(*e, cases, true);
-  const Conversion truncate{Rounding::toward_zero, Overflow::wrap};
+  const Conversion truncate = modes(Rounding::toward_zero, Overflow::wrap);
   std::vector<const ReorderImpl*> impls = {&KernelSelector::instance().agnostic()};
   for (const auto& impl : KernelSelector::instance().impls()) impls.push_back(impl.get());
   for (const ReorderImpl* impl : impls) {
@@ -242,7 +242,7 @@ TEST(Device, ConversionModesOnEveryPath) {
 // block axes, grouped tails, TPU 4N dummies, a strided view), every implementation forced where it accepts.
 TEST(Device, KeptPaddingIsNeverWritten) {
   REQUIRE_DEVICE(e);
-  const Conversion keep{Rounding::nearest_even, Overflow::saturate, Padding::keep};
+  const Conversion keep = modes(Rounding::nearest_even, Overflow::saturate, Padding::keep);
   auto F = [](const char* name) { return Format::parse(name); };
   const std::vector<Case> cases = {
       make_case(F("bfyx"), F("b_fs_yx_fsv16"), {2, 19, 5, 8}),                  // a tail inside the vector rows
@@ -270,6 +270,65 @@ TEST(Device, KeptPaddingIsNeverWritten) {
     run_batch(*e, forced, true, impl->name());
   }
   for (const ReorderImpl* impl : impls) EXPECT_GT(accepted[impl->name()], 0) << impl->name() << " ran none";
+}
+
+// Issue 16's fused arithmetic: oneDNN's quantization and OpenVINO's mean modes, per tensor on every
+// implementation (each forced where it accepts: it converts whole vectors by one expression), per index on
+// the two that decode coordinates (generic, agnostic, and the selector's choice), on every family, against
+// the host reference bit for bit, random bit patterns (NaN, infinities, saturation) included.
+TEST(Device, FusedArithmeticOnEveryImplementation) {
+  REQUIRE_DEVICE(e);
+  using T = DataType;
+  auto F = [](const char* name) { return Format::parse(name); };
+  // Two conversions (each a program per implementation, the suite's time): quantization truncating and
+  // wrapping, normalisation keeping the padding.
+  const Conversion quant = with_params(modes(Rounding::toward_zero, Overflow::wrap),
+                                {{Param::src_zero_point, {{3}, -1}}, {Param::src_scale, {{0.37f}, -1}},
+                                 {Param::dst_scale, {{0.21f}, -1}}, {Param::dst_zero_point, {{-7}, -1}}});
+  const Conversion norm = with_params(modes(Rounding::nearest_even, Overflow::saturate, Padding::keep),
+                               {{Param::sub, {{1.7f}, -1}}, {Param::mul, {{0.3f}, -1}}, {Param::div, {{1.9f}, -1}}});
+  const std::vector<Case> per_tensor = {
+      converting(make_case(F("bfyx"), F("b_fs_yx_fsv16"), {2, 19, 5, 8}, T::f32, T::i8), quant),
+      converting(make_case(F("byxf"), F("b_fs_yx_fsv16"), {2, 3, 5, 8}, T::u8, T::f16), norm),
+      converting(make_case(F("b_fs_yx_fsv16"), F("bfyx"), {2, 19, 4, 5}, T::i8, T::f32), quant),
+      converting(make_case(F("bfyx"), F("byxf"), {2, 24, 4, 4}, T::f16, T::u8), quant),
+      converting(make_case(F("bfyx"), F("b_fs_yx_fsv4"), {2, 19, 5, 8}, T::i32, T::f8e4m3), norm),
+      converting(make_case(F("bfyx"), F("bfyx"), {2, 3, 4, 16}, T::f32, T::f32, {}, {}, {0, 0, 1, 0}, {0, 1, 0, 0}), norm),
+      converting(make_case(F("oiyx"), F("os_is_yx_isv16_osv16"), {33, 17, 3, 3}, T::f32, T::f16), quant),
+      converting(make_case(F("oiyx"), F("os_is_yx_osv16_isv4"), {32, 20, 3, 3}, T::i8, T::u8), quant),
+      converting(make_case(F("bfyx"), F("byxf"), {2, 4, 1, 17}, T::f16, T::bf16), norm),
+      converting(make_case(F("goiyx"), F("gs_oiyx_gsv16"), {17, 2, 3, 3, 3}, T::bf16, T::f32), quant),
+      converting(case_of(Layout(F("bfyx"), T::i8, {6, 5, 4, 5}),
+                         Layout(F("tpu_aligned(npus=4,npu_bytes=1024,addr=1024,mode=4n)"), T::i8, {6, 5, 4, 5})), quant),
+      converting(case_of(Layout(F("b_fs_yx_fsv16"), T::f32, {2, 19, 5, 7}),
+                         Layout(F("bfyx"), T::f16, {2, 19, 5, 7}, {}, {}, {7 * 11 * 24, 1, 11 * 24, 24}, 313)), norm)};
+  std::vector<const ReorderImpl*> impls = {&KernelSelector::instance().agnostic()};
+  for (const auto& impl : KernelSelector::instance().impls()) impls.push_back(impl.get());
+  for (const ReorderImpl* impl : impls) {
+    std::vector<Case> forced;
+    for (const Case& c : per_tensor)
+      if (impl->reject(ReorderParams{c.src, c.dst, e->info(), c.conversion}).empty()) forced.push_back(c);
+    EXPECT_FALSE(forced.empty()) << impl->name() << " ran none";
+    run_batch(*e, forced, true, impl->name());
+  }
+
+  // Per index: channels (f) and the batch axis (b) of data, output channels of weights (o), the destination's
+  // axis of a reshape.
+  const std::vector<float> sub19 = {123.7f, 116.3f, 103.5f, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, -16};
+  std::vector<float> scale33(33);
+  for (size_t k = 0; k < scale33.size(); ++k) scale33[k] = 0.01f * static_cast<float>(k + 1);
+  const Conversion channels = with_params({}, {{Param::sub, {sub19, 1}}, {Param::mul, {{-1, 0.5f, 3}, 0}}, {Param::div, {{58.4f}, -1}}});
+  const std::vector<Case> per_index = {
+      converting(make_case(F("bfyx"), F("b_fs_yx_fsv16"), {3, 19, 3, 5}, T::u8, T::f16), channels),
+      converting(make_case(F("b_fs_yx_fsv16"), F("byxf"), {3, 19, 2, 3}, T::i8, T::f32, {}, {}, {0, 1, 0, 0}), channels),
+      converting(make_case(F("oiyx"), F("os_is_yx_isv16_osv16"), {33, 17, 3, 3}, T::f32, T::i8),
+                 with_params({}, {{Param::dst_scale, {scale33, 0}}, {Param::dst_zero_point, {{1}, -1}}})),
+      converting(case_of(Layout(F("bfyx"), T::f32, {2, 6, 4, 5}), Layout(F("bfzyx"), T::f16, {2, 6, 2, 2, 5})),
+                 with_params({}, {{Param::mul, {{1, 2, 3, 4, 5}, 4}}}))};
+  for (const char* force : {"generic", "agnostic", ""}) run_batch(*e, per_index, true, force);
+  for (const char* specialised : {"tiled", "lanes", "staged"})
+    EXPECT_NE(reason_of(*e, per_index[0], specialised).find("per-index sub, mul need each element's coordinate"), std::string::npos)
+        << specialised;
 }
 
 TEST(Device, PaddedSourcesAndDestinations) {

@@ -131,10 +131,10 @@ PackedBatch pack(const Engine& e, const std::vector<Case>& cases, size_t gap) {
 }
 
 // The destination buffer as the host reference writes each item into the initial bytes: the rest untouched.
-std::vector<uint8_t> expected(const PackedBatch& p) {
+std::vector<uint8_t> expected(const PackedBatch& p, const Conversion& conv = {}) {
   std::vector<uint8_t> want = p.dst_init;
   for (const BatchItem& it : p.items)
-    reference_reorder(it.src_layout, p.src_bytes.data() + it.src_offset, it.dst_layout, want.data() + it.dst_offset);
+    reference_reorder(it.src_layout, p.src_bytes.data() + it.src_offset, it.dst_layout, want.data() + it.dst_offset, conv);
   return want;
 }
 
@@ -197,6 +197,38 @@ TEST(DeviceWeights, BatchedRepacksInOneLaunch) {
     for (const std::string& impl : r.impls) EXPECT_EQ(impl, force);
     EXPECT_EQ(compare_bytes(read_all(*e, p.dst, want.size()), want), "") << force;
   }
+}
+
+// int8 weights quantized per output channel on their way into two blocked formats, in one launch: each item's
+// kernel keeps its own table of scales (named after its function), and the agnostic kernels one launch each.
+TEST(DeviceWeights, QuantizedPerChannelInOneLaunch) {
+  REQUIRE_DEVICE(e);
+  using T = DataType;
+  auto F = [](const char* n) { return format_from_name(n); };
+  const std::vector<Case> cases = {make_case(F("oiyx"), F("os_is_yx_isv16_osv16"), {33, 17, 3, 3}, T::f32, T::i8),
+                                   make_case(F("oiyx"), F("os_iyx_osv16"), {33, 8, 1, 1}, T::f16, T::i8)};
+  ReorderOptions opt = with_policy(CompilePolicy::wait);
+  std::vector<float> scales(33);
+  for (size_t k = 0; k < scales.size(); ++k) scales[k] = 0.25f + 0.125f * static_cast<float>(k % 7);
+  opt.conversion.param(Param::dst_scale) = {scales, 0};
+  opt.conversion.param(Param::dst_zero_point).values = {-3};
+  const PackedBatch p = pack(*e, cases, 24);
+  const std::vector<uint8_t> want = expected(p, opt.conversion);
+  ASSERT_NE(want, expected(p)) << "the scales change nothing";
+  BatchResult r = reorder_batch(*e, p.items, opt);
+  EXPECT_EQ(r.launches, 1u);
+  EXPECT_TRUE(r.batched);
+  for (const std::string& impl : r.impls) EXPECT_EQ(impl, "generic");
+  EXPECT_EQ(compare_bytes(read_all(*e, p.dst, want.size()), want), "");
+  reset(*e, p);
+  opt.force_impl = "agnostic";
+  r = reorder_batch(*e, p.items, opt);
+  EXPECT_EQ(r.launches, cases.size());
+  EXPECT_EQ(compare_bytes(read_all(*e, p.dst, want.size()), want), "") << "agnostic";
+  // Scales that fit the first item's o but not another's are refused naming that item, before any launch.
+  const Case narrow = make_case(F("oiyx"), F("os_iyx_osv16"), {16, 8, 1, 1}, T::f32, T::i8);
+  const PackedBatch q = pack(*e, {cases[0], narrow}, 8);
+  EXPECT_NE(error_of([&] { reorder_batch(*e, q.items, opt); }).find("batch item 1"), std::string::npos);
 }
 
 // More items than one launch takes: split into launches of kMaxBatchItems, one event for all of them.

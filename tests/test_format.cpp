@@ -6,7 +6,6 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
-#include <cstring>
 #include <functional>
 #include <map>
 #include <set>
@@ -22,6 +21,7 @@
 
 using namespace clreorder;
 using clreorder_test::error_of;
+using clreorder_test::modes;
 
 namespace {
 
@@ -335,8 +335,8 @@ TEST(Conversions, SixteenThirtyTwoAndSixtyFourBitTypes) {
 // truncates and wraps), and each mode's edges: every rounding conversion toward zero, wrapping modulo 2^bits
 // from floats of any size, integers narrowed by their low bits, and one rounding where there used to be two.
 TEST(Conversions, RoundingAndOverflowModes) {
-  const Conversion rtz{Rounding::toward_zero, Overflow::saturate}, wrap{Rounding::nearest_even, Overflow::wrap};
-  const Conversion truncate{Rounding::toward_zero, Overflow::wrap};
+  const Conversion rtz = modes(Rounding::toward_zero, Overflow::saturate), wrap = modes(Rounding::nearest_even, Overflow::wrap);
+  const Conversion truncate = modes(Rounding::toward_zero, Overflow::wrap);
   const float ov[] = {1, -2.5f, 3.1f, -4, 5.03f, -6.99f, 7, -8, 9};
   const int8_t want_i8[] = {1, -2, 3, -4, 5, -6, 7, -8, 9};
   const uint8_t want_u8[] = {1, 254, 3, 252, 5, 250, 7, 248, 9};
@@ -394,7 +394,7 @@ TEST(Conversions, RoundingAndOverflowModes) {
 // S.1111.111 NaN; f8e5m2: f16's top byte), round trips, ties to even at every midpoint, truncation, and the
 // overflow and NaN behaviour of OpenVINO's conversion.
 TEST(Conversions, EightBitFloats) {
-  const Conversion rtz{Rounding::toward_zero, Overflow::saturate};
+  const Conversion rtz = modes(Rounding::toward_zero, Overflow::saturate);
   EXPECT_EQ(f8e4m3_to_f32(0x01), std::ldexp(1.0f, -9));
   EXPECT_EQ(f8e4m3_to_f32(0x08), std::ldexp(1.0f, -6));
   EXPECT_EQ(f8e4m3_to_f32(0x38), 1.0f);
@@ -467,7 +467,7 @@ TEST(Conversions, EightBitFloats) {
   EXPECT_EQ(cvt(DataType::u8, uint8_t{19}, DataType::f8e4m3), 0x5au);  // 20
   // To integers and between the two.
   EXPECT_EQ(cvt(DataType::f8e4m3, uint8_t{0x7e}, DataType::i8), 127u);
-  EXPECT_EQ(cvt(DataType::f8e4m3, uint8_t{0x7e}, DataType::i8, Conversion{Rounding::nearest_even, Overflow::wrap}), 0xc0u);
+  EXPECT_EQ(cvt(DataType::f8e4m3, uint8_t{0x7e}, DataType::i8, modes(Rounding::nearest_even, Overflow::wrap)), 0xc0u);
   EXPECT_EQ(cvt(DataType::f8e4m3, uint8_t{0x7f}, DataType::i32), 0u);
   EXPECT_EQ(cvt(DataType::f8e4m3, uint8_t{0x7e}, DataType::f8e5m2), 0x5fu);  // 448 exactly
   EXPECT_EQ(cvt(DataType::f8e5m2, uint8_t{0x7b}, DataType::f8e4m3), 0x7fu);  // 57344: NaN
@@ -478,6 +478,77 @@ TEST(Conversions, EightBitFloats) {
   EXPECT_EQ(parse_data_type("float8_e4m3fn"), DataType::f8e4m3);
   EXPECT_EQ(parse_data_type("s32"), DataType::i32);
   EXPECT_EQ(parse_data_type("bfloat16"), DataType::bf16);
+}
+
+// Issue 16's fused arithmetic (Conversion::params) in the host reference, against values worked out apart from
+// it (Python, every operation rounded to f32 on its own): OpenVINO's mean modes on a u8 image to f16, oneDNN's
+// requantization of f32 to i8 and dequantization of u8 to f32, per channel and per tensor.
+TEST(Arithmetic, FusedInTheDocumentedOrder) {
+  auto run = [](DataType from, const std::vector<uint8_t>& in, DataType to, Dims dims, const Conversion& conv) {
+    const Layout s(format_from_name("bfyx"), from, dims), d(format_from_name("bfyx"), to, dims);
+    std::vector<uint8_t> out(static_cast<size_t>(d.bytes()));
+    reference_reorder(s, in.data(), d, out.data(), conv);
+    return out;
+  };
+  auto bytes_of = [](const auto& v) {
+    std::vector<uint8_t> b(sizeof v[0] * v.size());
+    std::memcpy(b.data(), v.data(), b.size());
+    return b;
+  };
+  Conversion norm;  // (x - sub[f]) / div[f], features 0..2, values 0, 128, 255 along x
+  norm.param(Param::sub) = {{123.7f, 116.3f, 103.5f}, 1};
+  norm.param(Param::div) = {{58.4f, 57.1f, 57.4f}, 1};
+  const std::vector<uint8_t> image = {0, 128, 255, 0, 128, 255, 0, 128, 255};
+  std::vector<uint8_t> got = run(DataType::u8, image, DataType::f16, {1, 3, 1, 3}, norm);
+  const std::vector<uint16_t> want_f16 = {0xc03c, 0x2cb6, 0x407f, 0xc013, 0x328f, 0x40dc, 0xbf36, 0x36d4, 0x4147};
+  EXPECT_EQ(got, bytes_of(want_f16));
+
+  Conversion requant;  // saturate(rint(x * 0.1 / 0.37 + 5))
+  requant.param(Param::src_scale).values = {0.1f};
+  requant.param(Param::dst_scale).values = {0.37f};
+  requant.param(Param::dst_zero_point).values = {5};
+  const std::vector<float> f = {1.0f, -2.5f, 3.1f, 100.7f, -1000.0f, 0.05f};
+  got = run(DataType::f32, bytes_of(f), DataType::i8, {1, 1, 1, 6}, requant);
+  EXPECT_EQ(got, (std::vector<uint8_t>{5, 4, 6, 32, 0x80, 5}));
+
+  Conversion dequant;  // (x - 128) * 0.05
+  dequant.param(Param::src_zero_point).values = {128};
+  dequant.param(Param::src_scale).values = {0.05f};
+  got = run(DataType::u8, {0, 127, 128, 200, 255}, DataType::f32, {1, 1, 1, 5}, dequant);
+  const std::vector<float> want_f32 = {-0x1.99999ap+2f, -0x1.99999ap-5f, 0.0f, 0x1.cccccep+1f, 0x1.966666p+2f};
+  EXPECT_EQ(got, bytes_of(want_f32));
+
+  // The key names each parameter, its axis and every value exactly; conversions with other values differ.
+  EXPECT_EQ(dequant.key(), "src-zero-point=0x1p+7,src-scale=0x1.99999ap-5");
+  EXPECT_EQ(norm.key().substr(0, 16), "sub@1=0x1.eecccc");
+  Conversion other = dequant;
+  other.param(Param::src_scale).values = {0.0500001f};
+  EXPECT_NE(other, dequant);
+  EXPECT_NE(other.key(), dequant.key());
+}
+
+// Parameters that cannot apply are refused naming the parameter, the value and the layout.
+TEST(Arithmetic, BadParametersAreNamed) {
+  const Layout dst(format_from_name("b_fs_yx_fsv16"), DataType::i8, {1, 3, 2, 2});
+  auto error = [&](Param q, std::vector<float> v, int axis) {
+    Conversion c;
+    c.param(q) = {std::move(v), axis};
+    return error_of([&] { check_params(c, dst); });
+  };
+  EXPECT_NE(error(Param::sub, {1, 2}, 1).find("sub of b_fs_yx_fsv16 i8 1x3x2x2: 2 values on axis f of extent 3"), std::string::npos);
+  EXPECT_NE(error(Param::mul, {1, 2}, -1).find("2 values for the whole tensor"), std::string::npos);
+  EXPECT_NE(error(Param::mul, {1}, 4).find("axis 4 is not one of its 4 axes"), std::string::npos);
+  EXPECT_NE(error(Param::div, {1, 0, 2}, 1).find("index 1) divides by zero"), std::string::npos);
+  EXPECT_NE(error(Param::dst_scale, {0}, -1).find("divides by zero"), std::string::npos);
+  EXPECT_NE(error(Param::src_zero_point, {1.5f}, -1).find("0x1.8p+0 (1.500000, index 0) is not an integer"), std::string::npos);
+  EXPECT_NE(error(Param::src_scale, {INFINITY}, -1).find("is not finite"), std::string::npos);
+  EXPECT_NE(error_of([] { parse_param("scale"); }).find("unknown parameter 'scale'"), std::string::npos);
+  const Layout wide(format_from_name("bfyx"), DataType::f32, {1, static_cast<int64_t>(kMaxIndexedValues) + 1, 1, 1});
+  Conversion c;
+  c.param(Param::mul) = {std::vector<float>(kMaxIndexedValues + 1, 1.0f), 1};
+  EXPECT_NE(error_of([&] { check_params(c, wide); }).find("more than the 8192"), std::string::npos);
+  // The reference checks before it reads or writes anything.
+  EXPECT_NE(error_of([&] { reference_reorder(wide, nullptr, wide, nullptr, c); }).find("more than the 8192"), std::string::npos);
 }
 
 TEST(Pattern, IsTheLogicalIndexWithZeroPadding) {

@@ -55,17 +55,29 @@ std::vector<Sweep> sweep_cases() {
       {make_case(F("bfyx"), F("byxf"), {2, 13, 4, 8}, T::u16, T::u16), 1, 3},
       {make_case(F("b_fs_yx_fsv16"), F("byxf"), {2, 19, 2, 3}, T::u64, T::u32, {0, 0, 1, 0}), 0, 0},
       // Issue 16's rounding and overflow modes: the vector conversions of each (shifts, 64-bit masks).
-      {converting(make_case(F("bfyx"), F("b_fs_yx_fsv16"), {2, 19, 3, 5}, T::f32, T::i8), {Rounding::toward_zero, Overflow::wrap}), 0, 1},
-      {converting(make_case(F("byxf"), F("bfyx"), {2, 24, 3, 3}, T::f64, T::u16), {Rounding::nearest_even, Overflow::wrap}), 1, 0},
-      {converting(make_case(F("bfyx"), F("byxf"), {2, 13, 4, 8}, T::i32, T::bf16), {Rounding::toward_zero, Overflow::saturate}), 0, 2},
+      {converting(make_case(F("bfyx"), F("b_fs_yx_fsv16"), {2, 19, 3, 5}, T::f32, T::i8), modes(Rounding::toward_zero, Overflow::wrap)), 0, 1},
+      {converting(make_case(F("byxf"), F("bfyx"), {2, 24, 3, 3}, T::f64, T::u16), modes(Rounding::nearest_even, Overflow::wrap)), 1, 0},
+      {converting(make_case(F("bfyx"), F("byxf"), {2, 13, 4, 8}, T::i32, T::bf16), modes(Rounding::toward_zero, Overflow::saturate)), 0, 2},
       // The 8-bit floats: packed byte words, both directions, one of them truncating.
       {make_case(F("bfyx"), F("b_fs_yx_fsv16"), {2, 19, 3, 5}, T::f32, T::f8e4m3, {}, {}, {0, 1, 0, 0}), 0, 1},
-      {converting(make_case(F("byxf"), F("bfyx"), {2, 24, 3, 3}, T::f8e5m2, T::f8e4m3), {Rounding::toward_zero, Overflow::saturate}), 1, 0},
+      {converting(make_case(F("byxf"), F("bfyx"), {2, 24, 3, 3}, T::f8e5m2, T::f8e4m3), modes(Rounding::toward_zero, Overflow::saturate)), 1, 0},
+      // Fused arithmetic (issue 16): per tensor in tiled's, lanes' and staged's vector conversions (dividing:
+      // the correctly rounded division), per channel in the generic kernel's table reads at padded coordinates.
+      {converting(make_case(F("bfyx"), F("b_fs_yx_fsv16"), {2, 19, 3, 5}, T::f32, T::i8),
+                  with_params(modes(Rounding::toward_zero, Overflow::wrap), {{Param::src_scale, {{0.37f}, -1}},
+                              {Param::dst_scale, {{0.21f}, -1}}, {Param::dst_zero_point, {{-7}, -1}}})), 0, 1},
+      {converting(make_case(F("oiyx"), F("os_is_yx_osv16_isv4"), {32, 20, 3, 3}, T::i8, T::u8),
+                  with_params({}, {{Param::src_zero_point, {{3}, -1}}, {Param::src_scale, {{2.5f}, -1}}})), 0, 2},
+      {converting(make_case(F("bfyx"), F("byxf"), {2, 24, 3, 3}, T::u8, T::f16),
+                  with_params({}, {{Param::sub, {{1.7f}, -1}}, {Param::div, {{1.9f}, -1}}})), 1, 0},
+      {converting(make_case(F("byxf"), F("b_fs_yx_fsv16"), {2, 19, 2, 3}, T::u8, T::f16, {}, {}, {0, 1, 0, 0}),
+                  with_params({}, {{Param::sub, {{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19}, 1}},
+                                   {Param::mul, {{0.5f, -2}, 0}}})), 0, 1},
       // Padding kept (issue 16): tails inside the vector rows (stored lane by lane), padding on the grid axes.
       {converting(make_case(F("bfyx"), F("b_fs_yx_fsv16"), {2, 19, 3, 8}, T::f32, T::f16, {}, {}, {0, 0, 1, 0}, {0, 0, 0, 1}),
-                  {Rounding::nearest_even, Overflow::saturate, Padding::keep}), 0, 1},
+                  modes(Rounding::nearest_even, Overflow::saturate, Padding::keep)), 0, 1},
       {converting(make_case(F("bfyx"), F("byxf"), {3, 24, 3, 3}, T::i8, T::i8, {}, {}, {0, 0, 0, 0}, {2, 0, 0, 0}),
-                  {Rounding::nearest_even, Overflow::saturate, Padding::keep}), 1, 0},
+                  modes(Rounding::nearest_even, Overflow::saturate, Padding::keep)), 1, 0},
       // Strided views: a slice with gaps on either side, a broadcast source, blocks with room between them.
       {case_of(Layout(F("b_fs_yx_fsv16"), T::f32, {2, 19, 5, 7}), V("bfyx", {2, 19, 5, 7}, {7 * 11 * 24, 1, 11 * 24, 24}, 313, T::f32)), 0, 1},
       {case_of(V("bfyx", {2, 19, 5, 7}, {24 * 77, 77, 11, 1}, 90, T::f16), Layout(F("byxf"), T::f16, {2, 19, 5, 7})), 1, 0},
@@ -183,10 +195,15 @@ TEST(Sweep, ShapeAgnosticKernelOnEveryFamily) {
       {make_case(F("oiyx"), F("i_yxs_os_yxsv2_osv16"), {17, 3, 3, 3}, T::f32, T::f32, {}, {}, {2, 0, 1, 0}), 0, 0},
       {make_case(F("goiyx"), F("g_os_is_yx_isv16_osv16"), {2, 17, 3, 1, 1}, T::f16, T::f16), 0, 0},
       {make_case(F("bfyx"), F("byxf"), {1, 3, 2, 2}, T::f64, T::u64), 0, 1},
-      {converting(make_case(F("bfyx"), F("byxf"), {1, 3, 2, 2}, T::f16, T::i16), {Rounding::toward_zero, Overflow::wrap}), 0, 1},
+      {converting(make_case(F("bfyx"), F("byxf"), {1, 3, 2, 2}, T::f16, T::i16), modes(Rounding::toward_zero, Overflow::wrap)), 0, 1},
       {make_case(F("byxf"), F("bfyx"), {1, 3, 2, 2}, T::f8e5m2, T::bf16), 0, 1},
       {converting(make_case(F("bfyx"), F("b_fs_yx_fsv16"), {2, 19, 3, 2}, T::f32, T::f32, {}, {}, {0, 1, 1, 0}, {0, 0, 1, 1}),
-                  {Rounding::nearest_even, Overflow::saturate, Padding::keep}), 1, 2},
+                  modes(Rounding::nearest_even, Overflow::saturate, Padding::keep)), 1, 2},
+      // Fused arithmetic per tensor (the permutation walk) and per channel (the plan walk, at dc[axis]).
+      {converting(make_case(F("bfyx"), F("b_fs_yx_fsv16"), {2, 19, 3, 2}, T::u8, T::f16),
+                  with_params({}, {{Param::sub, {{1.5f}, -1}}, {Param::div, {{3}, -1}}})), 0, 1},
+      {converting(make_case(F("b_fs_yx_fsv16"), F("bfyx"), {2, 19, 2, 3}, T::f32, T::i8, {0, 16, 0, 1}),
+                  with_params({}, {{Param::dst_scale, {{0.5f, 0.25f}, 0}}, {Param::dst_zero_point, {{2}, -1}}})), 1, 0},
       // A padded innermost axis longer than a work-item's piece in both tunings (64 and 1024): pieces with
       // padding before the first and after the last, and a short last piece.
       {make_case(F("bfyx"), F("bfyx"), {1, 2, 1, 1100}, T::u8, T::f32, {}, {}, {0, 0, 0, 3}, {0, 1, 0, 2}), 0, 0},

@@ -19,6 +19,16 @@
 
 namespace clreorder_test {
 
+/// A conversion of these modes and no fused arithmetic.
+inline clreorder::Conversion modes(clreorder::Rounding r, clreorder::Overflow o,
+                                   clreorder::Padding p = clreorder::Padding::zero) {
+  clreorder::Conversion c;
+  c.rounding = r;
+  c.overflow = o;
+  c.padding = p;
+  return c;
+}
+
 inline bool in_ci() {
   const char* ci = std::getenv("CI");
   return ci && std::string(ci) == "true";

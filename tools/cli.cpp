@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cerrno>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
@@ -143,6 +144,14 @@ void add_layout_options(Args& a, bool device = true, bool required = true) {
       .value("round", "MODE", "rounding of inexact values: nearest-even (default) or toward-zero")
       .value("overflow", "MODE", "out-of-range values in an integer type: saturate (default) or wrap")
       .value("padding", "POLICY", "the destination's padding: zero (default) or keep (left as it was, not written)")
+      .value("src-zero-point", "Z|Z0,Z1,..", "subtracted from the source value first (integers; a list: per index of --quant-axis)")
+      .value("sub", "V|V0,V1,..", "subtracted next (a list: per index of the feature axis f)")
+      .value("src-scale", "S|S0,S1,..", "then multiplied by (a list: per index of --quant-axis)")
+      .value("mul", "V|V0,V1,..", "then multiplied by (a list: per index of the feature axis f)")
+      .value("div", "V|V0,V1,..", "then divided by (a list: per index of the feature axis f)")
+      .value("dst-scale", "S|S0,S1,..", "then divided by (a list: per index of --quant-axis)")
+      .value("dst-zero-point", "Z|Z0,Z1,..", "added last, before the conversion to the destination type (integers; a list: per index of --quant-axis)")
+      .value("quant-axis", "AXIS", "the axis letter (of the destination format) the scale and zero-point lists are per index of")
       .value("impl", "NAME", "force an implementation (see `source`)");
   add_side_options(a, "src-", "source ");
   add_side_options(a, "dst-", "destination ");
@@ -407,12 +416,55 @@ struct Pair {
   Conversion conversion;
 };
 
-// --round, --overflow and --padding (the defaults when absent).
-Conversion conversion_from(const Args& a) {
+// A comma list of f32 values, each all of its text.
+std::vector<float> parse_floats(const std::string& key, const std::string& text) {
+  std::vector<float> out;
+  size_t pos = 0;
+  while (true) {
+    const size_t comma = text.find(',', pos);
+    const std::string part = text.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
+    char* end = nullptr;
+    errno = 0;
+    const float f = part.empty() ? 0 : std::strtof(part.c_str(), &end);
+    if (part.empty() || *end != '\0' || errno == ERANGE || !std::isfinite(f))
+      throw Error("--" + key + " '" + text + "': '" + part + "' is not a finite f32 number");
+    out.push_back(f);
+    if (comma == std::string::npos) return out;
+    pos = comma + 1;
+  }
+}
+
+// The position of axis letter `letter` in the destination's axes, for the option `key`.
+int axis_of(const Layout& dst, const std::string& letter, const std::string& key) {
+  const std::string& axes = dst.format().axes();
+  const size_t at = letter.size() == 1 ? axes.find(letter[0]) : std::string::npos;
+  if (at == std::string::npos)
+    throw Error(key + " '" + letter + "' is not an axis of " + dst.format().name() + " (axes " + axes + ")");
+  return static_cast<int>(at);
+}
+
+// --round, --overflow, --padding and the arithmetic's parameters (the defaults when absent): a list of values
+// is per index of --quant-axis (scales, zero points) or of the feature axis f (sub, mul, div) of `dst`.
+Conversion conversion_from(const Args& a, const Layout& dst) {
   Conversion conv;
   if (a.has("round")) conv.rounding = parse_rounding(a.get("round"));
   if (a.has("overflow")) conv.overflow = parse_overflow(a.get("overflow"));
   if (a.has("padding")) conv.padding = parse_padding(a.get("padding"));
+  bool listed = false;
+  for (Param q : all_params()) {
+    const std::string key = to_string(q);
+    if (!a.has(key)) continue;
+    ParamValues& pv = conv.param(q);
+    pv.values = parse_floats(key, a.get(key));
+    if (pv.values.size() == 1) continue;
+    const bool normalisation = q == Param::sub || q == Param::mul || q == Param::div;
+    if (!normalisation && !a.has("quant-axis"))
+      throw Error("--" + key + " lists " + std::to_string(pv.values.size()) + " values: name the axis they index with --quant-axis");
+    pv.axis = normalisation ? axis_of(dst, "f", "--" + key + "'s feature axis") : axis_of(dst, a.get("quant-axis"), "--quant-axis");
+    listed = listed || !normalisation;
+  }
+  if (a.has("quant-axis") && !listed) throw Error("--quant-axis '" + a.get("quant-axis") + "' without a list of scales or zero points to index");
+  check_params(conv, dst);
   return conv;
 }
 
@@ -425,7 +477,7 @@ Pair pair_from(const Args& a) {
   const KernelSelector& ks = KernelSelector::instance();
   if (a.has("impl") && !ks.find(a.get("impl")))
     throw Error("--impl '" + a.get("impl") + "' names no implementation (known: " + ks.names() + ")");
-  return {src, dst, conversion_from(a)};
+  return {src, dst, conversion_from(a, dst)};
 }
 
 // The raw source of `run --input`: exactly `layout.bytes()` bytes. It reads one byte more than that at most,
@@ -525,7 +577,8 @@ int run_reorder(const Engine& engine, const Pair& pr, const std::string& input, 
     const Json report = {
         {"device", engine.info().name}, {"platform", engine.info().platform}, {"from", layout_json(pr.src)},
         {"to", layout_json(pr.dst)}, {"rounding", to_string(pr.conversion.rounding)},
-        {"overflow", to_string(pr.conversion.overflow)}, {"padding", to_string(pr.conversion.padding)}, {"impl", res.impl}, {"entry", res.entry}, {"cache", cache},
+        {"overflow", to_string(pr.conversion.overflow)}, {"padding", to_string(pr.conversion.padding)},
+        {"conversion", pr.conversion.key()}, {"impl", res.impl}, {"entry", res.entry}, {"cache", cache},
         {"ready_ms", ready_ms}, {"compile_ms", compile_ms},
         {"kernel_ms", res.kernel_ms >= 0 ? Json(res.kernel_ms) : Json(nullptr)},
         {"gbps", res.kernel_ms > 0 ? Json(bytes / (res.kernel_ms * 1e-3) / 1e9) : Json(nullptr)},
@@ -592,17 +645,19 @@ std::vector<std::pair<Pair, std::string>> read_reorder_list(const std::string& p
 int bench_batch_list(const Args& a, const CliOptions& o) {
   for (const char* k : {"from", "to", "shape", "dtype", "to-dtype", "to-shape"})
     if (a.has(k)) throw Error("--" + std::string(k) + " goes in the --batch file's lines, not on the command line");
-  // One conversion for the whole batch (ReorderOptions::conversion): given on the command line, not per line.
-  const Conversion conv = conversion_from(a);
   const std::string path = a.get("batch");
   const auto list = read_reorder_list(path, "batch");
   std::vector<std::pair<Layout, Layout>> pairs;
   for (const auto& [pr, impl] : list) {
     if (!impl.empty()) throw Error(path + ": --impl in a batch file; force one implementation for all with bench's --impl");
     if (pr.conversion != Conversion{})
-      throw Error(path + ": --round, --overflow or --padding in a batch file; give one for all on bench's command line");
+      throw Error(path + ": a conversion option (--round, --padding, --sub ...) in a batch file; give one for all on bench's command line");
     pairs.emplace_back(pr.src, pr.dst);
   }
+  // One conversion for the whole batch (ReorderOptions::conversion): given on the command line, not per line,
+  // its axes named after the first item's destination (the library checks it against every item's).
+  if (pairs.empty()) throw Error(path + ": no reorders listed");
+  const Conversion conv = conversion_from(a, pairs.front().second);
   const int runs = static_cast<int>(a.count("runs", 25, 1, 100000));
   if (o.dry_run) return 0;
   Engine engine = Engine::open(a.get("device"));

@@ -121,6 +121,13 @@ clreorder_status clreorder_attr_set_overflow(clreorder_attr attr, const char* mo
  *  it) or "keep" (not written: its bytes stay as they were, for consumers that ignore them). */
 clreorder_status clreorder_attr_set_padding(clreorder_attr attr, const char* policy);
 
+/** One parameter of the arithmetic fused into the reorder (clreorder::Conversion::params): `name` is
+ *  "src-zero-point", "sub", "src-scale", "mul", "div", "dst-scale" or "dst-zero-point"; `count` values (copied),
+ *  one for the whole tensor (axis -1) or one per index of the destination's canonical axis `axis` (per
+ *  channel); count 0 removes it. The values are checked against each reorder's destination when it runs. */
+clreorder_status clreorder_attr_set_param(clreorder_attr attr, const char* name, const float* values, size_t count,
+                                          int axis);
+
 /** Enqueues the reorder of `src` (at byte offset src_offset, laid out as src_layout) into `dst` (at dst_offset,
  *  as dst_layout) on the context's queue after the `num_events` events of `wait_list`, and returns at once;
  *  `event` (may be NULL) receives the kernel's event, which the caller releases. Every destination element

@@ -2,6 +2,7 @@
 // model that the host reference evaluates and the kernel selector prints as OpenCL C.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -46,6 +47,27 @@ enum class Overflow { saturate, wrap };
 /// for speed). Bytes the layout does not own (gaps of strided views, other TPU tensors) are never written.
 enum class Padding { zero, keep };
 
+/// One value of the arithmetic a reorder fuses into its pass (oneDNN's quantization, OpenVINO's mean modes),
+/// in the order they apply: see Conversion::params.
+enum class Param { src_zero_point, sub, src_scale, mul, div, dst_scale, dst_zero_point };
+/// Number of Param values.
+constexpr int kParams = 7;
+/// Every Param in the order they apply.
+const std::vector<Param>& all_params();
+/// Its option name: "src-zero-point", "sub", "src-scale", "mul", "div", "dst-scale", "dst-zero-point".
+const char* to_string(Param p);
+
+/// One parameter of the fused arithmetic: absent (no values), one value for the whole tensor (axis -1), or one
+/// value per index of the destination's logical axis `axis` (canonical position: per channel).
+struct ParamValues {
+  std::vector<float> values;  ///< empty: absent
+  int axis = -1;              ///< -1: per tensor (one value); else the axis the values are indexed by
+  /// Whether the parameter takes part.
+  bool present() const { return !values.empty(); }
+  /// Whether two parameters are the same values on the same axis (bit for bit: -0 and 0 differ).
+  bool operator==(const ParamValues& o) const;
+};
+
 /// How a reorder writes its destination: how values change on their way between the data types, and what
 /// padding gets. Part of the problem (the kernel is specialised to it), not of its memory layouts. The
 /// default is the library's rule since its start.
@@ -53,12 +75,30 @@ struct Conversion {
   Rounding rounding = Rounding::nearest_even;  ///< how inexact values round
   Overflow overflow = Overflow::saturate;      ///< what out-of-range values become in an integer type
   Padding padding = Padding::zero;             ///< whether the destination's padding gets zeros
+  /// The fused arithmetic, indexed by Param. With any present, every element goes: source value to f32 (to
+  /// nearest even), then in f32, each operation rounded on its own (no fused multiply-add), in this order
+  /// x = ((((((x - src_zero_point) - sub) * src_scale) * mul) / div) / dst_scale) + dst_zero_point, skipping
+  /// absent ones, then f32 to the destination type by `rounding` and `overflow`. That is oneDNN's
+  /// dst = saturate(round((src - src_zp) * src_scale / dst_scale + dst_zp)) and OpenVINO's mean modes.
+  /// Zero points are integers (held exactly as f32 up to 2^24). A NaN result is the quiet NaN 0x7fc00000
+  /// (devices differ in the payload an operation gives a NaN). Divisions round correctly on devices with
+  /// CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT (DeviceInfo::exact_divide); elsewhere OpenCL allows 2.5 ulp.
+  std::array<ParamValues, kParams> params;
+  /// Parameter `p`.
+  const ParamValues& param(Param p) const { return params[static_cast<size_t>(p)]; }
+  /// Parameter `p`, to set.
+  ParamValues& param(Param p) { return params[static_cast<size_t>(p)]; }
+  /// Whether any parameter is present (the elements go through f32 arithmetic).
+  bool has_arithmetic() const;
+  /// Whether any present parameter has one value per index of an axis (kernels need each element's coordinate).
+  bool per_index() const;
   /// Text for cache keys and messages: "" for the default, else "round=toward-zero,overflow=wrap,padding=keep"
-  /// (the fields that differ from it).
+  /// and parameters as "src-scale=0x1p-3" or "sub@1=0x1.ecp+6/0x1.d1p+6/..." (axis, then every value, exact),
+  /// the fields that differ from the default.
   std::string key() const;
   /// Whether two conversions write the same bytes.
   bool operator==(const Conversion& o) const {
-    return rounding == o.rounding && overflow == o.overflow && padding == o.padding;
+    return rounding == o.rounding && overflow == o.overflow && padding == o.padding && params == o.params;
   }
   /// Negation of ==.
   bool operator!=(const Conversion& o) const { return !(*this == o); }
@@ -75,6 +115,11 @@ Overflow parse_overflow(const std::string& name);
 const char* to_string(Padding p);
 /// Parses "zero" or "keep"; throws naming the value otherwise.
 Padding parse_padding(const std::string& name);
+/// A float as C's exact hexadecimal text ("0x1.8p+1"): cache keys, and literals the device compiler reads
+/// back bit for bit.
+std::string hex_float(float v);
+/// Parses a Param's option name ("src-scale", "sub", ...); throws naming the value otherwise.
+Param parse_param(const std::string& name);
 
 /// Logical dims, coordinates and paddings, in the canonical axis order of the format.
 using Dims = std::vector<int64_t>;
@@ -196,6 +241,15 @@ std::string named_equivalent(const Layout& l);
 /// padding and strides when in is dense and non-overlapping (its elements fill its span exactly), else it
 /// is the contiguous (canonical plain) layout of in's dims.
 Layout preserve_format(const Layout& in, DataType type);
+
+/// Throws, naming the parameter, its values and the layout, unless `conv`'s parameters fit a reorder into
+/// `dst`: every value finite, zero points integral, no zero divisor (div, dst-scale), one value per tensor or
+/// exactly dims[axis] values on an axis of `dst`, and at most kMaxIndexedValues values per index in all.
+void check_params(const Conversion& conv, const Layout& dst);
+
+/// Most per-index values one reorder takes in all: the kernels hold them in __constant memory, of which
+/// OpenCL 1.2 guarantees 64 KiB per kernel.
+constexpr size_t kMaxIndexedValues = 8192;
 
 /// "3,19,5,7" -> {3,19,5,7}; throws naming the text when a part is not a non-negative integer.
 Dims parse_dims(const std::string& text);

@@ -41,8 +41,12 @@ float f64_to_f32(double d);
 /// nearest even by default, or toward zero); float to integer saturates or wraps by `conv.overflow`, NaN
 /// gives 0; integer to integer saturates or wraps; anything to f16, bf16 or an 8-bit float goes through f32
 /// (an f64 or a 32- or 64-bit integer rounded to odd there when rounding to nearest, so the one rounding
-/// after it is exact).
+/// after it is exact). Only `conv`'s modes count here: its parameters are reference_reorder()'s.
 void convert_element(DataType from, const void* src, DataType to, void* dst, const Conversion& conv = {});
+
+/// The fused arithmetic of `conv` (Conversion::params) on the f32 value `x` of the destination element at
+/// logical coordinate `coord`: each operation rounded to f32 in the documented order.
+float apply_params(const Conversion& conv, float x, const int64_t* coord);
 
 /// Reorders `src` (src.bytes() bytes) into `dst` (dst.bytes() bytes) converting by `conv`: every destination
 /// element the layout owns is written, padding with zero (or, with Padding::keep, left as it was). Throws when the logical shapes differ.
