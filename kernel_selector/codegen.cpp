@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <cmath>
 #include <cstdlib>
 
 #include "clreorder/error.hpp"
@@ -211,6 +212,31 @@ std::string convert_types(DataType from, DataType to, const Conversion& conv, co
   return "as_" + t + w + "(convert_" + ut + w + "(" + v + "))";
 }
 
+// Whether the arithmetic can give a NaN from a source of type `from`: a float source may be NaN or infinite;
+// from an integer (finite, bounded) every step's bound is followed, and a NaN needs an infinity first
+// (inf - inf, inf * 0; the divisors are finite and not zero), which needs a bound past FLT_MAX. Where none
+// can arise the kernels skip making NaN canonical (a fifth of a u8 -> f16 normalisation's time on PoCL).
+bool may_give_nan(const Conversion& conv, DataType from) {
+  if (is_floating(from)) return true;
+  const double limits[] = {0x1p7, 0x1p8, 0x1p15, 0x1p16, 0x1p31, 0x1p32, 0x1p63, 0x1p64};
+  double bound = limits[(size_of(from) == 1 ? 0 : size_of(from) == 2 ? 2 : size_of(from) == 4 ? 4 : 6) + (is_unsigned(from) ? 1 : 0)];
+  for (Param q : all_params()) {
+    const ParamValues& pv = conv.param(q);
+    if (!pv.present()) continue;
+    double hi = 0, lo = INFINITY;
+    for (float f : pv.values) {
+      hi = std::max(hi, std::fabs(static_cast<double>(f)));
+      lo = std::min(lo, std::fabs(static_cast<double>(f)));
+    }
+    if (q == Param::src_scale || q == Param::mul) bound *= hi;
+    else if (q == Param::div || q == Param::dst_scale) bound /= lo;
+    else bound += hi;
+    bound *= 1.0 + 0x1p-20;  // each f32 rounding may add half an ulp
+    if (!(bound < 0x1p127)) return true;  // an infinity here may meet a zero or another infinity later
+  }
+  return false;
+}
+
 // The name of the __constant table of a per-index parameter (value_tables()), unique per kernel.
 std::string table_name(Param q) { return "CR_CAT(KERNEL_NAME, _p" + std::to_string(static_cast<int>(q)) + ")"; }
 
@@ -238,7 +264,7 @@ std::string convert_expr(const ReorderParams& p, const std::string& v, int width
     x = "(" + x + op + a + ")";
   }
   // Integer destinations make every NaN 0 anyway.
-  if (is_floating(to)) x = "cr_f32_nan_canonical" + std::string(width > 1 ? "_" + std::to_string(width) : "") + "(" + x + ")";
+  if (is_floating(to) && may_give_nan(conv, from)) x = "cr_f32_nan_canonical" + std::string(width > 1 ? "_" + std::to_string(width) : "") + "(" + x + ")";
   return convert_types(DataType::f32, to, conv, x, width);
 }
 

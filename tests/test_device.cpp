@@ -301,7 +301,10 @@ TEST(Device, FusedArithmeticOnEveryImplementation) {
       converting(case_of(Layout(F("bfyx"), T::i8, {6, 5, 4, 5}),
                          Layout(F("tpu_aligned(npus=4,npu_bytes=1024,addr=1024,mode=4n)"), T::i8, {6, 5, 4, 5})), quant),
       converting(case_of(Layout(F("b_fs_yx_fsv16"), T::f32, {2, 19, 5, 7}),
-                         Layout(F("bfyx"), T::f16, {2, 19, 5, 7}, {}, {}, {7 * 11 * 24, 1, 11 * 24, 24}, 313)), norm)};
+                         Layout(F("bfyx"), T::f16, {2, 19, 5, 7}, {}, {}, {7 * 11 * 24, 1, 11 * 24, 24}, 313)), norm),
+      // From integers a NaN needs an infinity first (here 3e38 * x, then * 0): made canonical as from floats.
+      converting(make_case(F("bfyx"), F("byxf"), {2, 16, 4, 4}, T::u8, T::f32),
+                 with_params({}, {{Param::src_scale, {{3e38f}, -1}}, {Param::mul, {{0}, -1}}}))};
   std::vector<const ReorderImpl*> impls = {&KernelSelector::instance().agnostic()};
   for (const auto& impl : KernelSelector::instance().impls()) impls.push_back(impl.get());
   for (const ReorderImpl* impl : impls) {

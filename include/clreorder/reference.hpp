@@ -45,7 +45,8 @@ float f64_to_f32(double d);
 void convert_element(DataType from, const void* src, DataType to, void* dst, const Conversion& conv = {});
 
 /// The fused arithmetic of `conv` (Conversion::params) on the f32 value `x` of the destination element at
-/// logical coordinate `coord`: each operation rounded to f32 in the documented order.
+/// logical coordinate `coord`: each operation rounded to f32 in the documented order; a NaN result is
+/// 0x7fc00000.
 float apply_params(const Conversion& conv, float x, const int64_t* coord);
 
 /// Reorders `src` (src.bytes() bytes) into `dst` (dst.bytes() bytes) converting by `conv`: every destination
