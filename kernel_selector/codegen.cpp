@@ -254,8 +254,15 @@ std::string convert_expr(const ReorderParams& p, const std::string& v, int width
     if (!pv.present()) continue;
     std::string a = hex_float(pv.values[0]) + "f";
     if (pv.axis >= 0) {
-      if (!coord || width != 1) throw Error("internal: a per-index " + std::string(to_string(q)) + " in a kernel without coordinates");
-      a = table_name(q) + "[" + coord(pv.axis) + "]";
+      if (!coord) throw Error("internal: a per-index " + std::string(to_string(q)) + " in a kernel without coordinates");
+      std::vector<std::string> lanes;
+      for (int k = 0; k < width; ++k) lanes.push_back(table_name(q) + "[" + coord(pv.axis, k) + "]");
+      a = lanes.front();
+      if (std::any_of(lanes.begin(), lanes.end(), [&](const std::string& l) { return l != lanes.front(); })) {
+        a = "(float" + std::to_string(width) + ")(";
+        for (int k = 0; k < width; ++k) a += (k ? ", " : "") + lanes[static_cast<size_t>(k)];
+        a += ")";
+      }
     }
     const char* op = q == Param::src_zero_point || q == Param::sub ? " - "
                      : q == Param::src_scale || q == Param::mul    ? " * "
@@ -268,14 +275,23 @@ std::string convert_expr(const ReorderParams& p, const std::string& v, int width
   return convert_types(DataType::f32, to, conv, x, width);
 }
 
-std::string value_tables(const Conversion& conv) {
+std::string value_tables(const Conversion& conv, const std::function<TableShape(int axis)>& shape) {
   std::vector<std::string> lines;
   for (Param q : all_params()) {
     const ParamValues& pv = conv.param(q);
     if (!pv.present() || pv.axis < 0) continue;
+    const int64_t count = static_cast<int64_t>(pv.values.size());
+    const TableShape t = shape ? shape(pv.axis) : TableShape{0, count};
+    if (t.lower < 0 || t.lower + count > t.size) throw Error("internal: a table of " + num(count) + " values in " + num(t.size) + " entries");
+    // Entries outside the values serve padding lanes, whose results are never stored: divisors of 1 there
+    // keep them finite.
+    const std::string outside = q == Param::div || q == Param::dst_scale ? "1" : "0";
     std::string values;
-    for (float f : pv.values) values += (values.empty() ? "" : ", ") + hex_float(f) + "f";
-    lines.push_back("__constant float " + table_name(q) + "[" + std::to_string(pv.values.size()) + "] = {" + values + "};");
+    for (int64_t i = 0; i < t.size; ++i) {
+      const int64_t c = i - t.lower;
+      values += (i ? ", " : "") + (c >= 0 && c < count ? hex_float(pv.values[static_cast<size_t>(c)]) + "f" : outside);
+    }
+    lines.push_back("__constant float " + table_name(q) + "[" + num(t.size) + "] = {" + values + "};");
   }
   return macro_lines(lines);
 }

@@ -64,18 +64,27 @@ std::string join_and(const std::vector<std::string>& conditions);
 /// OpenCL C storage type of a data type (f16 and bf16 are ushort bit patterns, the 8-bit floats uchar).
 std::string cl_type(DataType t);
 
-/// The expression of a destination element's logical coordinate on an axis, in a kernel that has it.
-using CoordExpr = std::function<std::string(int axis)>;
+/// The expression of the index into value_tables() of lane `lane` (0 for a scalar) of a converted value on
+/// `axis`, in a kernel that has it: the destination coordinate, or a padded one (TableShape).
+using CoordExpr = std::function<std::string(int axis, int lane)>;
 
 /// Expression converting `v` (of cl_type() of the problem's source type, or a vector of `width` of them) to
 /// its destination type, with the rules of convert_element() under the problem's conversion and, when it has
 /// parameters, their arithmetic (as apply_params()). Per-index parameters read value_tables() at `coord`,
-/// which a kernel must then give (scalars only).
+/// which a kernel must then give (a vector gathers its lanes' values, or reads one where all lanes agree).
 std::string convert_expr(const ReorderParams& p, const std::string& v, int width = 1, const CoordExpr& coord = nullptr);
+
+/// How a kernel indexes a per-index table on an axis: entry i holds the value of coordinate i - lower, and
+/// the table has `size` entries (zero outside the values), so padded coordinates in [0, size) index it.
+struct TableShape {
+  int64_t lower = 0;
+  int64_t size = 0;
+};
 
 /// Program-scope __constant tables of the per-index parameters of `conv`, one per parameter, named after
 /// KERNEL_NAME (so kernels of one program, batch copies included, never share a name); "" when none.
-std::string value_tables(const Conversion& conv);
+/// Indexed by coordinate, or as `shape(axis)` says.
+std::string value_tables(const Conversion& conv, const std::function<TableShape(int axis)>& shape = nullptr);
 
 /// Whether the arithmetic of `conv` divides (div, dst-scale).
 bool divides(const Conversion& conv);

@@ -100,20 +100,33 @@ std::vector<int> masked_axes(const Permutation& perm, const Run& a, const Run& b
   return out;
 }
 
+// The conversion of `v` (a vector of `width`, or a scalar) whose lane k sits at run positions pos(k) = (ia, ib):
+// CONVERT / CONVERT_V, or with per-index parameters the expression that reads their tables at each lane's
+// padded coordinate (the tables are indexed by it: see generate()).
+std::string convert_at(const ReorderParams& p, const std::string& v, int width, const Run& a, const Run& b,
+                       const std::function<std::pair<std::string, std::string>(int lane)>& pos) {
+  if (!p.conversion.per_index()) return (width > 1 ? "CONVERT_V(" : "CONVERT(") + v + ")";
+  return convert_expr(p, v, width, [&](int axis, int lane) {
+    const auto [ia, ib] = pos(lane);
+    return tile_coord(axis, a, b, ia, ib);
+  });
+}
+
 // Element loops: ia along A (destination-dense, innermost: contiguous stores), ib along B. Padding is stored
 // as zero, or (Padding::keep) skipped.
-std::vector<std::string> scalar_loops(const Permutation& perm, const Run& a, const Run& b, bool b_src_dense, Padding padding) {
+std::vector<std::string> scalar_loops(const ReorderParams& p, const Permutation& perm, const Run& a, const Run& b, bool b_src_dense) {
   std::vector<std::string> ok = {"g_ok"}, wr;
   for (int ax : masked_axes(perm, a, b)) axis_checks(perm.axes[static_cast<size_t>(ax)], tile_coord(ax, a, b, "ia", "ib"), &ok, &wr);
-  keep_padding_unwritten(padding, &ok, &wr);
+  keep_padding_unwritten(p.conversion.padding, &ok, &wr);
   std::vector<std::string> body;
   body.push_back("for (IDX_T ib = 0; ib < " + num(b.length()) + "; ++ib) {");
   body.push_back("  for (IDX_T ia = 0; ia < " + num(a.length()) + "; ++ia) {");
   // A is dense in the destination, so its destination offset is ia itself; likewise B's source offset is ib.
   std::string dst_i = "d_off + " + b.dst_offset("ib") + " + ia";
   std::string src_i = "s_off + " + (b_src_dense ? std::string("ib") : b.src_offset("ib")) + " + " + a.src_offset("ia");
-  std::string store = ok.empty() ? "dst[" + dst_i + "] = CONVERT(src[" + src_i + "]);"
-                                 : "dst[" + dst_i + "] = (" + join_and(ok) + ") ? CONVERT(src[" + src_i + "]) : (DST_T)0;";
+  const std::string value = convert_at(p, "src[" + src_i + "]", 1, a, b, [](int) { return std::make_pair("ia", "ib"); });
+  std::string store = ok.empty() ? "dst[" + dst_i + "] = " + value + ";"
+                                 : "dst[" + dst_i + "] = (" + join_and(ok) + ") ? " + value + " : (DST_T)0;";
   body.push_back(wr.empty() ? "    " + store : "    if (" + join_and(wr) + ") " + store);
   body.push_back("  }");
   body.push_back("}");
@@ -189,7 +202,8 @@ std::vector<std::string> transpose_loops(const ReorderParams& p, const Permutati
       load = "(rd ? " + load + " : (" + st + V + ")(" + each + "))";
     }
     rows.push_back("r" + num(i));
-    body.push_back("    const " + dt + " " + rows.back() + " = (" + join_and(ok) + ") ? CONVERT_V(" + load + ") : (" + dt + ")0;");
+    const std::string value = convert_at(p, load, vec, a, b, [&](int lane) { return std::make_pair(row, "ib + " + num(lane)); });
+    body.push_back("    const " + dt + " " + rows.back() + " = (" + join_and(ok) + ") ? " + value + " : (" + dt + ")0;");
   }
   const TransposeNet net = transpose_network(cl_type(p.dst.data_type()), vec, rows, "t");
   for (const std::string& line : net.lines) body.push_back("    " + line);
@@ -238,7 +252,8 @@ std::vector<std::string> row_loops(const ReorderParams& p, const Permutation& pe
   std::vector<std::string> body;
   body.push_back("for (IDX_T ib = 0; ib < " + num(b.length()) + "; ++ib) {");
   if (!wr.empty()) body.push_back("  if (!(" + join_and(wr) + ")) continue;");
-  const std::string load = "CONVERT_V(" + vload_expr(p.src.data_type(), vec, "src + s_off + " + b.src_offset("ib") + " + ia", src_packable) + ")";
+  const std::string load = convert_at(p, vload_expr(p.src.data_type(), vec, "src + s_off + " + b.src_offset("ib") + " + ia", src_packable),
+                                      vec, a, b, [](int lane) { return std::make_pair("ia + " + num(lane), std::string("ib")); });
   if (!ok.empty()) body.push_back("  const bool ok = " + join_and(ok) + ";");
   body.push_back("  for (IDX_T ia = 0; ia < " + num(a.length()) + "; ia += " + V + ") {");
   body.push_back("    " + vstore_stmt(p.dst.data_type(), vec, ok.empty() ? load : "ok ? " + load + " : (" + dt + ")0",
@@ -276,7 +291,7 @@ struct TiledPlan {
 
 TiledPlan make_plan(const ReorderParams& p) {
   TiledPlan tp;
-  tp.perm = make_permutation(p.src, p.dst);
+  tp.perm = make_permutation(p.src, p.dst, indexed_axes(p.conversion));
   TileConfig cfg = config_for(p.device);
   // The tile budget is in bytes of the wider element: byte-sized types get proportionally longer tiles.
   cfg.tile = cfg.tile * 4 / static_cast<int64_t>(std::max(size_of(p.src.data_type()), size_of(p.dst.data_type())));
@@ -322,9 +337,14 @@ class TiledReorder : public ReorderImpl {
   const char* name() const override { return "tiled"; }
 
   std::string reject(const ReorderParams& p) const override {
-    if (std::string why = reject_per_index(p); !why.empty()) return why;
-    const Permutation perm = make_permutation(p.src, p.dst);
+    const Permutation perm = make_permutation(p.src, p.dst, indexed_axes(p.conversion));
     if (!perm.reject.empty()) return perm.reject;
+    // Per-index values live in __constant tables over the iteration's padded range of their axis.
+    int64_t entries = 0;
+    for (int ax : indexed_axes(p.conversion)) entries += perm.axes[static_cast<size_t>(ax)].span;
+    if (entries > static_cast<int64_t>(kMaxIndexedValues))
+      return "the per-index tables over the padded axes would hold " + num(entries) + " values, more than " +
+             num(static_cast<int64_t>(kMaxIndexedValues));
     // A's index is the destination offset itself (vector stores, ia + offsets): a destination whose finest
     // stride is not 1 (a view of every other element) has no such run, and its gaps must not be written.
     if (perm.digits.back().dst_stride != 1)
@@ -376,12 +396,17 @@ class TiledReorder : public ReorderImpl {
     else if (tp.form == TiledPlan::Form::rows)
       body = row_loops(p, perm, a, b, vec, strides_multiple_of(perm, outside, src_pack, &PermDigit::src_stride), align(vec));
     else
-      body = scalar_loops(perm, a, b, !tp.a_src_dense, p.conversion.padding);
+      body = scalar_loops(p, perm, a, b, !tp.a_src_dense);
     KernelData kd;
     kd.impl = name();
     Jit jit = reorder_jit(p, "reorder_tiled", kd);
+    // Tables indexed by the padded coordinate v (lanes of padding and past a tail read zeros, in bounds).
+    jit.set("CR_VALUE_TABLES", value_tables(p.conversion, [&](int axis) {
+      const PermAxis& m = perm.axes[static_cast<size_t>(axis)];
+      return TableShape{m.lower, m.span};
+    }));
     jit.def("GRID_COUNT", grid_count).def("GRID_DECODE(w)", macro_lines(lines)).def("TILE_LOOPS", macro_lines(body));
-    if (vec > 1) jit.def("CONVERT_V(v)", convert_expr(p, "v", vec));
+    if (vec > 1 && !p.conversion.per_index()) jit.def("CONVERT_V(v)", convert_expr(p, "v", vec));
     finish_kernel(kd, jit, "reorder_tiled.cl", static_cast<size_t>(grid_count), config_for(p.device).local, p.device);
     return kd;
   }

@@ -60,7 +60,14 @@ int64_t divisor_at_least(int64_t n, int64_t need, int64_t cap) {
   return n;
 }
 
-Permutation make_permutation(const Layout& src, const Layout& dst) {
+std::vector<int> indexed_axes(const Conversion& conv) {
+  std::vector<int> out;
+  for (const ParamValues& v : conv.params)
+    if (v.present() && v.axis >= 0 && std::find(out.begin(), out.end(), v.axis) == out.end()) out.push_back(v.axis);
+  return out;
+}
+
+Permutation make_permutation(const Layout& src, const Layout& dst, const std::vector<int>& tracked) {
   Permutation p;
   const IndexPlan& sp = src.plan();
   const IndexPlan& dp = dst.plan();
@@ -150,12 +157,16 @@ Permutation make_permutation(const Layout& src, const Layout& dst) {
   std::stable_sort(placed.begin(), placed.end(), [](const Placed& x, const Placed& y) {
     return x.dst_order != y.dst_order ? x.dst_order < y.dst_order : x.d.weight > y.d.weight;
   });
+  for (int t : tracked)
+    if (t >= 0 && t < static_cast<int>(p.axes.size())) p.axes[static_cast<size_t>(t)].tracked = true;
   for (const Placed& pl : placed) {
     if (pl.d.extent == 1) continue;
     if (!p.digits.empty()) {
       PermDigit& outer = p.digits.back();
       const PermDigit& inner = pl.d;
-      auto unmasked = [&](int axis) { return axis < 0 || !p.axes[static_cast<size_t>(axis)].masked(); };
+      auto unmasked = [&](int axis) {
+        return axis < 0 || (!p.axes[static_cast<size_t>(axis)].masked() && !p.axes[static_cast<size_t>(axis)].tracked);
+      };
       bool contiguous = outer.dst_stride == inner.extent * inner.dst_stride &&
                         outer.src_stride == inner.extent * inner.src_stride;
       bool same_axis = outer.axis == inner.axis && outer.axis >= 0 && outer.weight == inner.extent * inner.weight;
@@ -233,7 +244,7 @@ std::vector<std::string> grid_decode(const Permutation& perm, const std::vector<
     lines.push_back(k == 0 ? "const IDX_T " + g + " = t_;"
                            : "const IDX_T " + g + " = t_ % " + num(d.extent) + "; t_ /= " + num(d.extent) + ";");
     lines.push_back("d_off += " + g + " * " + num(d.dst_stride) + "; s_off += " + g + " * " + num(d.src_stride) + ";");
-    if (perm.masked(d)) {
+    if (perm.masked(d) || (d.axis >= 0 && perm.axes[static_cast<size_t>(d.axis)].tracked)) {
       std::string& v = axis_v[static_cast<size_t>(d.axis)];
       v += (v.empty() ? "" : " + ") + g + " * " + num(d.weight);
     }
@@ -241,10 +252,10 @@ std::vector<std::string> grid_decode(const Permutation& perm, const std::vector<
   std::vector<std::string> grid_ok, grid_wr;
   for (size_t ax = 0; ax < perm.axes.size(); ++ax) {
     const PermAxis& m = perm.axes[ax];
-    if (!m.masked()) continue;
+    if (!m.masked() && !m.tracked) continue;
     const std::string vname = "v" + num(static_cast<int64_t>(ax));
     lines.push_back("const IDX_T " + vname + " = " + (axis_v[ax].empty() ? "0" : axis_v[ax]) + ";");
-    if (!in_tile(static_cast<int>(ax))) axis_checks(m, vname, &grid_ok, &grid_wr);
+    if (m.masked() && !in_tile(static_cast<int>(ax))) axis_checks(m, vname, &grid_ok, &grid_wr);
   }
   keep_padding_unwritten(padding, &grid_ok, &grid_wr);  // a tile of padding has nothing to write
   if (!grid_wr.empty()) lines.push_back("if (!(" + join_and(grid_wr) + ")) return;");

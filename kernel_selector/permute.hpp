@@ -33,6 +33,9 @@ struct PermAxis {
   /// source offset may be read; outside it the offset may lie before or past the source buffer.
   int64_t read_lo = 0, read_hi = 0;
   int64_t span = 0;         ///< the iteration's range of v: [0, span)
+  /// A kernel needs its coordinate (per-index parameters of the conversion): its digits keep their axis
+  /// (never merged with another axis') and grid_decode() computes its v, masked or not.
+  bool tracked = false;
   bool masked() const { return check_low || check_high || check_write; }
 };
 
@@ -52,8 +55,12 @@ struct Permutation {
 };
 
 /// Refines src and dst into one iteration space. Declines fused dims (yxs) and source/destination
-/// lower-padding differences that are not multiples of the source blocks of that axis.
-Permutation make_permutation(const Layout& src, const Layout& dst);
+/// lower-padding differences that are not multiples of the source blocks of that axis. The axes in
+/// `tracked` are PermAxis::tracked.
+Permutation make_permutation(const Layout& src, const Layout& dst, const std::vector<int>& tracked = {});
+
+/// The logical axes the per-index parameters of `conv` are indexed by (each once).
+std::vector<int> indexed_axes(const Conversion& conv);
 
 /// Product of the extents of `digits`.
 int64_t extent_product(const std::vector<PermDigit>& digits);
@@ -96,8 +103,8 @@ void keep_padding_unwritten(Padding padding, std::vector<std::string>* ok, std::
 void read_checks(const PermAxis& m, const std::string& v, std::vector<std::string>* rd);
 
 /// Statements that decode work-item `w` over the `grid` digits (outer first) of a tiled kernel: they declare
-/// IDX_T d_off / s_off (the work-item's offsets), IDX_T v<axis> (the grid's part of each masked axis' padded
-/// coordinate) and bool g_ok. Masked axes that `in_tile` does not claim are tested here, once per work-item;
+/// IDX_T d_off / s_off (the work-item's offsets), IDX_T v<axis> (the grid's part of each masked or tracked
+/// axis' padded coordinate) and bool g_ok. Masked axes that `in_tile` does not claim are tested here, once per work-item;
 /// a work-item outside the destination returns, and so does one whose tile is padding when `padding` keeps
 /// it (g_ok is then true).
 std::vector<std::string> grid_decode(const Permutation& perm, const std::vector<PermDigit>& grid,

@@ -34,7 +34,7 @@ class GenericReorder : public ReorderImpl {
     KernelData kd;
     kd.impl = name();
     // The arithmetic's per-index values are read at the destination coordinate.
-    Jit jit = reorder_jit(p, "reorder_generic", kd, [](int axis) { return "d_c" + num(axis); });
+    Jit jit = reorder_jit(p, "reorder_generic", kd, [](int axis, int) { return "d_c" + num(axis); });
     std::string decode = decode_stmts(dp, "p", "d_");
     std::string coords = "d_";
     if (p.src.dims() != p.dst.dims()) {
@@ -70,7 +70,9 @@ Jit reorder_jit(const ReorderParams& p, const std::string& prefix, KernelData& k
       .def("SRC_T", cl_type(p.src.data_type()))
       .def("DST_T", cl_type(p.dst.data_type()))
       .def("IDX_T", needs_64bit(p.src, p.dst) ? "long" : "int")
-      .def("CONVERT(v)", convert_expr(p, "v", 1, coord))
+      // Without coordinates a per-index CONVERT names a function that does not exist: a kernel that uses it
+      // fails to build instead of converting wrongly.
+      .def("CONVERT(v)", p.conversion.per_index() && !coord ? "cr_per_index_needs_coordinates(v)" : convert_expr(p, "v", 1, coord))
       .def("CR_ZERO_PADDING", p.conversion.padding == Padding::zero ? "1" : "0")
       .def("CR_DIVIDES", divides(p.conversion) ? "1" : "0")
       .def("CR_VALUE_TABLES", value_tables(p.conversion));
@@ -81,7 +83,7 @@ std::string reject_per_index(const ReorderParams& p) {
   std::string which;
   for (Param q : all_params())
     if (p.conversion.param(q).present() && p.conversion.param(q).axis >= 0) which += (which.empty() ? "" : ", ") + std::string(to_string(q));
-  return which.empty() ? "" : "per-index " + which + " need each element's coordinate, which only the generic and agnostic kernels decode";
+  return which.empty() ? "" : "per-index " + which + " need each element's coordinate, which only the generic, agnostic and tiled kernels follow";
 }
 
 KernelSource named_by_text(const std::string& prefix, Jit jit, const std::string& body) {

@@ -405,7 +405,7 @@ TEST(Cli, FusedArithmeticOptions) {
            "--dst-scale", "0.5,0.25,2", "--quant-axis", "o", "--dst-zero-point=-4", "--check"});
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_NE(r.out.find("conversion: dst-scale@0=0x1p-1/0x1p-2/0x1p+1,dst-zero-point=-0x1p+2"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("impl: generic"), std::string::npos) << r.out;  // per index: the kernels that decode coordinates
+  EXPECT_NE(r.out.find("impl: tiled"), std::string::npos) << r.out;  // per index: tiled follows the o coordinate
   EXPECT_NE(r.out.find("check: OK"), std::string::npos) << r.out;
   // A list on an axis of another extent is refused naming the counts, before any device work.
   r = run({"run", "--from", "bfyx", "--to", "byxf", "--shape", "1,4,2,2", "--mul", "1,2,3"});
