@@ -71,13 +71,9 @@ struct StagedPlan {
 
 StagedPlan make_plan(const ReorderParams& p) {
   StagedPlan sp;
-  sp.reject = reject_per_index(p);
+  sp.perm = make_permutation(p.src, p.dst, indexed_axes(p.conversion));
+  sp.reject = sp.perm.reject.empty() ? reject_tables(p.conversion, sp.perm) : sp.perm.reject;
   if (!sp.reject.empty()) return sp;
-  sp.perm = make_permutation(p.src, p.dst);
-  if (!sp.perm.reject.empty()) {
-    sp.reject = sp.perm.reject;
-    return sp;
-  }
   const Permutation& perm = sp.perm;
   const PermDigit& inner = perm.digits.back();
   auto src_inner = std::find_if(perm.digits.begin(), perm.digits.end(), [](const PermDigit& d) { return d.src_stride == 1; });
@@ -200,19 +196,11 @@ class StagedReorder : public ReorderImpl {
     outside.push_back(sp.loop);
     const DataType st = p.src.data_type();
     const bool src_packable = strides_multiple_of(sp.perm, outside, pack_of(st), &PermDigit::src_stride);
-    for (size_t r = 0; r < src_rows.size(); ++r)
-      for (const auto& [at, w] : chunks(src_run)) {
-        const std::string var = "l" + num(static_cast<int64_t>(r)) + "_" + num(at);
-        const std::string off = "src + so + " + num(src_rows[r] + at);
-        const std::string type = w == 1 ? dt : dt + num(w);
-        const std::string raw = vload_expr(st, w, off, src_packable && (src_rows[r] + at) % pack_of(st) == 0);
-        const std::string load = w == 1 ? "CONVERT(" + raw + ")" : "CONVERT_V" + num(w) + "(" + raw + ")";
-        body.push_back("const " + type + " " + var + " = g_ok ? " + load + " : (" + type + ")0;");
-        if (w > 1 && std::find(widths.begin(), widths.end(), w) == widths.end()) widths.push_back(w);
-        for (int k = 0; k < w; ++k) reg[src_rows[r] + at + k] = Reg{var, w, k};
-      }
-    // Destination offset -> source offset over the tile's tuples.
+    // Destination offset -> source offset over the tile's tuples, and each source offset's part of the
+    // padded coordinates of the tracked axes (per-index parameters).
     std::map<int64_t, int64_t> from;
+    std::map<std::pair<int, int64_t>, int64_t> tile_part;  // (axis, source offset) -> coordinate part
+    const std::vector<int> tracked = indexed_axes(p.conversion);
     std::vector<int64_t> idx(tile.size(), 0);
     for (int64_t n = 0; n < extent_product(tile); ++n) {
       int64_t so = 0, dso = 0;
@@ -221,8 +209,32 @@ class StagedReorder : public ReorderImpl {
         dso += idx[k] * tile[k].dst_stride;
       }
       from[dso] = so;
+      for (int ax : tracked) {
+        int64_t part = 0;
+        for (size_t k = 0; k < tile.size(); ++k) part += tile[k].axis == ax ? idx[k] * tile[k].weight : 0;
+        tile_part[{ax, so}] = part;
+      }
       for (size_t k = 0; k < tile.size() && ++idx[k] == tile[k].extent; ++k) idx[k] = 0;
     }
+    for (size_t r = 0; r < src_rows.size(); ++r)
+      for (const auto& [at, w] : chunks(src_run)) {
+        const std::string var = "l" + num(static_cast<int64_t>(r)) + "_" + num(at);
+        const std::string off = "src + so + " + num(src_rows[r] + at);
+        const std::string type = w == 1 ? dt : dt + num(w);
+        const std::string raw = vload_expr(st, w, off, src_packable && (src_rows[r] + at) % pack_of(st) == 0);
+        // Per-index values at each lane's padded coordinate: the grid's part (v<axis>), the loop's, the tile's.
+        const int64_t first = src_rows[r] + at;
+        const std::string load =
+            !p.conversion.per_index() ? (w == 1 ? "CONVERT(" + raw + ")" : "CONVERT_V" + num(w) + "(" + raw + ")")
+                                      : convert_expr(p, raw, w, [&](int axis, int lane) {
+                                          std::string v = "v" + num(axis);
+                                          if (sp.loop.axis == axis) v += " + it * " + num(sp.loop.weight);
+                                          return "(" + v + " + " + num(tile_part.at({axis, first + lane})) + ")";
+                                        });
+        body.push_back("const " + type + " " + var + " = g_ok ? " + load + " : (" + type + ")0;");
+        if (w > 1 && std::find(widths.begin(), widths.end(), w) == widths.end()) widths.push_back(w);
+        for (int k = 0; k < w; ++k) reg[src_rows[r] + at + k] = Reg{var, w, k};
+      }
     // A vector built from two registers is one shuffle; from more, LLVM moves it element by element, and
     // storing the elements directly is cheaper (measured on PoCL). So a store is halved until its
     // components come from at most two registers.
@@ -253,7 +265,9 @@ class StagedReorder : public ReorderImpl {
     kd.impl = name();
     Jit jit = reorder_jit(p, "reorder_staged", kd);
     jit.def("GRID_COUNT", grid_count).def("GRID_DECODE(w)", macro_lines(lines)).def("TILE_BODY", macro_lines(walk_tiles(sp.loop, body)));
-    for (int w : widths) jit.def("CONVERT_V" + num(w) + "(v)", convert_expr(p, "v", w));
+    jit.set("CR_VALUE_TABLES", padded_value_tables(p.conversion, sp.perm));
+    if (!p.conversion.per_index())
+      for (int w : widths) jit.def("CONVERT_V" + num(w) + "(v)", convert_expr(p, "v", w));
     finish_kernel(kd, jit, "reorder_staged.cl", static_cast<size_t>(grid_count), config_for(p.device).local, p.device);
     return kd;
   }

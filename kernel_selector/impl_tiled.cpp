@@ -339,12 +339,7 @@ class TiledReorder : public ReorderImpl {
   std::string reject(const ReorderParams& p) const override {
     const Permutation perm = make_permutation(p.src, p.dst, indexed_axes(p.conversion));
     if (!perm.reject.empty()) return perm.reject;
-    // Per-index values live in __constant tables over the iteration's padded range of their axis.
-    int64_t entries = 0;
-    for (int ax : indexed_axes(p.conversion)) entries += perm.axes[static_cast<size_t>(ax)].span;
-    if (entries > static_cast<int64_t>(kMaxIndexedValues))
-      return "the per-index tables over the padded axes would hold " + num(entries) + " values, more than " +
-             num(static_cast<int64_t>(kMaxIndexedValues));
+    if (std::string why = reject_tables(p.conversion, perm); !why.empty()) return why;
     // A's index is the destination offset itself (vector stores, ia + offsets): a destination whose finest
     // stride is not 1 (a view of every other element) has no such run, and its gaps must not be written.
     if (perm.digits.back().dst_stride != 1)
@@ -400,11 +395,7 @@ class TiledReorder : public ReorderImpl {
     KernelData kd;
     kd.impl = name();
     Jit jit = reorder_jit(p, "reorder_tiled", kd);
-    // Tables indexed by the padded coordinate v (lanes of padding and past a tail read zeros, in bounds).
-    jit.set("CR_VALUE_TABLES", value_tables(p.conversion, [&](int axis) {
-      const PermAxis& m = perm.axes[static_cast<size_t>(axis)];
-      return TableShape{m.lower, m.span};
-    }));
+    jit.set("CR_VALUE_TABLES", padded_value_tables(p.conversion, perm));
     jit.def("GRID_COUNT", grid_count).def("GRID_DECODE(w)", macro_lines(lines)).def("TILE_LOOPS", macro_lines(body));
     if (vec > 1 && !p.conversion.per_index()) jit.def("CONVERT_V(v)", convert_expr(p, "v", vec));
     finish_kernel(kd, jit, "reorder_tiled.cl", static_cast<size_t>(grid_count), config_for(p.device).local, p.device);

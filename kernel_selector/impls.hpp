@@ -19,8 +19,8 @@ class Jit;
 /// that name becomes kd's entry point.
 Jit reorder_jit(const ReorderParams& p, const std::string& prefix, KernelData& kd, const CoordExpr& coord = nullptr);
 
-/// Why a kernel that converts whole vectors without their coordinates declines `p` ("" when it does not):
-/// `p` has per-index parameters.
+/// Why lanes, which converts overlapping word loads without their coordinates, declines `p` ("" when it does
+/// not): `p` has per-index parameters.
 std::string reject_per_index(const ReorderParams& p);
 
 /// Fills kd's source from the template (named by its text) and its launch shape: `count` work-items rounded

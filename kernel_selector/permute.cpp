@@ -67,6 +67,21 @@ std::vector<int> indexed_axes(const Conversion& conv) {
   return out;
 }
 
+std::string reject_tables(const Conversion& conv, const Permutation& perm) {
+  int64_t entries = 0;
+  for (int ax : indexed_axes(conv)) entries += perm.axes[static_cast<size_t>(ax)].span;
+  if (entries <= static_cast<int64_t>(kMaxIndexedValues)) return "";
+  return "the per-index tables over the padded axes would hold " + num(entries) + " values, more than " +
+         num(static_cast<int64_t>(kMaxIndexedValues));
+}
+
+std::string padded_value_tables(const Conversion& conv, const Permutation& perm) {
+  return value_tables(conv, [&](int axis) {
+    const PermAxis& m = perm.axes[static_cast<size_t>(axis)];
+    return TableShape{m.lower, m.span};
+  });
+}
+
 Permutation make_permutation(const Layout& src, const Layout& dst, const std::vector<int>& tracked) {
   Permutation p;
   const IndexPlan& sp = src.plan();

@@ -62,6 +62,14 @@ Permutation make_permutation(const Layout& src, const Layout& dst, const std::ve
 /// The logical axes the per-index parameters of `conv` are indexed by (each once).
 std::vector<int> indexed_axes(const Conversion& conv);
 
+/// Why a kernel over `perm` cannot hold the per-index tables of `conv` over their axes' padded ranges
+/// (PermAxis::span entries each; more than kMaxIndexedValues in all), "" when it can.
+std::string reject_tables(const Conversion& conv, const Permutation& perm);
+
+/// value_tables() of `conv` indexed by the padded coordinate v of `perm`'s axes (entries for padding lanes
+/// and for the iteration past a tail hold no value and are never stored), for kernels that follow v.
+std::string padded_value_tables(const Conversion& conv, const Permutation& perm);
+
 /// Product of the extents of `digits`.
 int64_t extent_product(const std::vector<PermDigit>& digits);
 

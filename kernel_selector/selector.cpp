@@ -83,7 +83,7 @@ std::string reject_per_index(const ReorderParams& p) {
   std::string which;
   for (Param q : all_params())
     if (p.conversion.param(q).present() && p.conversion.param(q).axis >= 0) which += (which.empty() ? "" : ", ") + std::string(to_string(q));
-  return which.empty() ? "" : "per-index " + which + " need each element's coordinate, which only the generic, agnostic and tiled kernels follow";
+  return which.empty() ? "" : "per-index " + which + " need each element's coordinate, which lanes' overlapping word loads do not follow";
 }
 
 KernelSource named_by_text(const std::string& prefix, Jit jit, const std::string& body) {
