@@ -60,7 +60,6 @@ LanesPlan make_plan(const ReorderParams& p) {
     lp.reject = why;
     return lp;
   };
-  if (std::string why = reject_per_index(p); !why.empty()) return fail(why);
   const int64_t esize = size_of(p.dst.data_type());
   if (esize >= 4) return fail("destination elements of 4 bytes or more are words already");
   // The loads of neighbouring T vectors overlap, so a conversion runs twice on some elements; staged
@@ -68,8 +67,9 @@ LanesPlan make_plan(const ReorderParams& p) {
   if (static_cast<int64_t>(size_of(p.src.data_type())) != esize)
     lp.slower = "source and destination elements differ in size, and a conversion runs twice on the elements of "
                 "overlapping loads: staged took 0.46-0.54 of lanes' time";
-  lp.perm = make_permutation(p.src, p.dst);
+  lp.perm = make_permutation(p.src, p.dst, indexed_axes(p.conversion));
   if (!lp.perm.reject.empty()) return fail(lp.perm.reject);
+  if (std::string why = reject_tables(p.conversion, lp.perm); !why.empty()) return fail(why);
   const Permutation& perm = lp.perm;
   lp.g = 4 / esize;
   std::vector<PermDigit> pool = perm.digits;
@@ -147,6 +147,17 @@ class LanesReorder : public ReorderImpl {
 
     std::vector<std::string> body;
     std::vector<int64_t> widths;
+    // Per-index parameters need each element's coordinate, which the overlapping loads do not have: the
+    // elements are picked raw and converted in word order, where lane (k, j) is word k0 + k, unit j.
+    const bool per_index = p.conversion.per_index();
+    auto lane_coord = [&](int axis, int64_t r, int64_t word, int64_t unit) {
+      std::string v = "v" + num(axis);
+      if (lp.loop.axis == axis) v += " + it * " + num(lp.loop.weight);
+      int64_t part = 0;
+      for (const auto& [d, i] : {std::make_pair(&lp.word, word), std::make_pair(&lp.unit, unit), std::make_pair(&lp.rows, r)})
+        if (d->axis == axis) part += i * d->weight;
+      return "(" + v + " + " + num(part) + ")";
+    };
     for (int64_t k0 = 0; k0 < words;) {
       int64_t n = lp.per_t;
       while (n > words - k0) n /= 2;
@@ -160,10 +171,12 @@ class LanesReorder : public ReorderImpl {
         std::vector<std::string> vars;
         for (size_t a = 0; a < loads.size(); ++a) {
           const auto [start, w] = loads[a];
-          const std::string var = "x" + c + "_" + num(r) + "_" + num(static_cast<int64_t>(a)), type = dt + num(w);
+          const std::string var = "x" + c + "_" + num(r) + "_" + num(static_cast<int64_t>(a));
+          const std::string type = (per_index ? cl_type(st) : dt) + num(w);
           const std::string raw = vload_expr(st, static_cast<int>(w), "src + so + " + num(base + start),
                                              src_packable && (base + start) % spack == 0);
-          body.push_back("const " + type + " " + var + " = g_ok ? CONVERT_V" + num(w) + "(" + raw + ") : (" + type + ")0;");
+          body.push_back("const " + type + " " + var + " = g_ok ? " + (per_index ? raw : "CONVERT_V" + num(w) + "(" + raw + ")") +
+                         " : (" + type + ")0;");
           vars.push_back(var);
           if (std::find(widths.begin(), widths.end(), w) == widths.end()) widths.push_back(w);
         }
@@ -174,8 +187,14 @@ class LanesReorder : public ReorderImpl {
             const size_t a = pos < loads[0].first + loads[0].second ? 0 : 1;
             picks += std::string(picks.empty() ? "" : ", ") + component(vars[a], loads[a].second, pos - loads[a].first);
           }
-        body.push_back("const " + uint_type(n) + " t" + c + "_" + num(r) + " = as_" + uint_type(n) + "((" + dt + num(n * g) +
-                       ")(" + picks + "));");
+        std::string picked = "(" + (per_index ? cl_type(st) : dt) + num(n * g) + ")(" + picks + ")";
+        if (per_index) {
+          const std::string converted = convert_expr(p, picked, static_cast<int>(n * g), [&](int axis, int lane) {
+            return lane_coord(axis, r, k0 + lane / g, lane % g);
+          });
+          picked = "(g_ok ? " + converted + " : (" + dt + num(n * g) + ")0)";  // padding tiles stay zero
+        }
+        body.push_back("const " + uint_type(n) + " t" + c + "_" + num(r) + " = as_" + uint_type(n) + "(" + picked + ");");
       }
       // Stage 2: per group of 4 rows, word k of each row side by side, then one store per k.
       for (int64_t s = 0; s < rows / group; ++s) {
@@ -212,7 +231,9 @@ class LanesReorder : public ReorderImpl {
     jit.def("GRID_COUNT", grid_count)
         .def("GRID_DECODE(w)", macro_lines(grid_decode(lp.perm, lp.grid, [](int) { return false; }, p.conversion.padding)))
         .def("TILE_BODY", macro_lines(walk_tiles(lp.loop, body)));
-    for (int64_t w : widths) jit.def("CONVERT_V" + num(w) + "(v)", convert_expr(p, "v", static_cast<int>(w)));
+    jit.set("CR_VALUE_TABLES", padded_value_tables(p.conversion, lp.perm));
+    if (!per_index)
+      for (int64_t w : widths) jit.def("CONVERT_V" + num(w) + "(v)", convert_expr(p, "v", static_cast<int>(w)));
     finish_kernel(kd, jit, "reorder_lanes.cl", static_cast<size_t>(grid_count), config_for(p.device).local, p.device);
     return kd;
   }

@@ -79,13 +79,6 @@ Jit reorder_jit(const ReorderParams& p, const std::string& prefix, KernelData& k
   return jit;
 }
 
-std::string reject_per_index(const ReorderParams& p) {
-  std::string which;
-  for (Param q : all_params())
-    if (p.conversion.param(q).present() && p.conversion.param(q).axis >= 0) which += (which.empty() ? "" : ", ") + std::string(to_string(q));
-  return which.empty() ? "" : "per-index " + which + " need each element's coordinate, which lanes' overlapping word loads do not follow";
-}
-
 KernelSource named_by_text(const std::string& prefix, Jit jit, const std::string& body) {
   // Named after everything generated (not only the layouts): kernels of one pair generated for another
   // tuning, cache size or index width differ, and must be able to share a program.

@@ -3,7 +3,10 @@
 // row's words are gathered in destination order by one shuffle of at most two vector loads, and the rows'
 // words, as uint lanes, are transposed by two-source shuffles into 16-byte stores. Axes with tails or
 // padding stay in the grid: g_ok (padding) loads zero for the whole tile.
-// Generated: KERNEL_NAME, SRC_T, DST_T, IDX_T, GRID_COUNT, GRID_DECODE(w), TILE_BODY, CONVERT(v), CONVERT_V<N>(v).
+// Generated: KERNEL_NAME, SRC_T, DST_T, IDX_T, GRID_COUNT, GRID_DECODE(w), TILE_BODY, CONVERT(v), CONVERT_V<N>(v),
+// CR_VALUE_TABLES (per-index parameters, indexed by padded coordinate: TILE_BODY reads them by name).
+CR_VALUE_TABLES
+
 CR_KERNEL void KERNEL_NAME(CR_REORDER_ARGS) {
   CR_REORDER_BEGIN(w, GRID_COUNT)
   GRID_DECODE(w)

@@ -74,13 +74,15 @@ std::vector<Sweep> sweep_cases() {
                   with_params({}, {{Param::sub, {{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19}, 1}},
                                    {Param::mul, {{0.5f, -2}, 0}}})), 0, 1},
       // ... and in tiled's register transposes (lanes along f, into a tail) and vector rows (one value per row),
-      // and staged's tiles (lanes along x, f in its loop).
+      // staged's tiles (lanes along x, f in its loop) and lanes' picked words (f16 pairs of channels).
       {converting(make_case(F("bfyx"), F("b_fs_yx_fsv16"), {1, 19, 4, 16}, T::f32, T::f16),
                   with_params({}, {{Param::div, {{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19}, 1}}})), 0, 1},
       {converting(make_case(F("bfyx"), F("bfyx"), {2, 3, 4, 16}, T::f32, T::i8, {}, {}, {0, 0, 1, 0}, {0, 1, 0, 0}),
                   with_params({}, {{Param::src_scale, {{0.5f, 2, -3, 0.25f}, 2}}})), 0, 0},
       {converting(make_case(F("bfyx"), F("b_fs_yx_fsv4"), {2, 8, 7, 7}, T::i8, T::i8),
                   with_params({}, {{Param::src_scale, {{0.5f, 2, 3, 4, 5, 6, 7}, 3}}, {Param::sub, {{1, 2, 3, 4, 5, 6, 7, 8}, 1}}})), 0, 0},
+      {converting(make_case(F("bfyx"), F("byxf"), {3, 4, 1, 17}, T::f16, T::f16),
+                  with_params({}, {{Param::mul, {{1.5f, -2, 0.25f, 3}, 1}}})), 0, 0},
       // Padding kept (issue 16): tails inside the vector rows (stored lane by lane), padding on the grid axes.
       {converting(make_case(F("bfyx"), F("b_fs_yx_fsv16"), {2, 19, 3, 8}, T::f32, T::f16, {}, {}, {0, 0, 1, 0}, {0, 0, 0, 1}),
                   modes(Rounding::nearest_even, Overflow::saturate, Padding::keep)), 0, 1},
