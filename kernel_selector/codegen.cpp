@@ -237,6 +237,28 @@ bool may_give_nan(const Conversion& conv, DataType from) {
   return false;
 }
 
+// Whether lane coordinates are "(E + n)", "(E + n + 1)", ...: one vector load from the table reads them all
+// (the kernels write constant parts last; a gather of 16 scalar reads took half a u8 -> f16 reorder's time).
+bool consecutive(const std::vector<std::string>& at) {
+  std::string base;
+  int64_t first = 0;
+  for (size_t k = 0; k < at.size(); ++k) {
+    const std::string& e = at[k];
+    const size_t plus = e.rfind(" + ");
+    if (e.size() < 2 || e.front() != '(' || e.back() != ')' || plus == std::string::npos) return false;
+    const std::string n = e.substr(plus + 3, e.size() - plus - 4);
+    if (n.empty() || n.find_first_not_of("0123456789") != std::string::npos || n.size() > 15) return false;
+    const int64_t value = std::stoll(n);
+    if (k == 0) {
+      base = e.substr(0, plus);
+      first = value;
+    } else if (e.substr(0, plus) != base || value != first + static_cast<int64_t>(k)) {
+      return false;
+    }
+  }
+  return true;
+}
+
 // The name of the __constant table of a per-index parameter (value_tables()), unique per kernel.
 std::string table_name(Param q) { return "CR_CAT(KERNEL_NAME, _p" + std::to_string(static_cast<int>(q)) + ")"; }
 
@@ -255,12 +277,14 @@ std::string convert_expr(const ReorderParams& p, const std::string& v, int width
     std::string a = hex_float(pv.values[0]) + "f";
     if (pv.axis >= 0) {
       if (!coord) throw Error("internal: a per-index " + std::string(to_string(q)) + " in a kernel without coordinates");
-      std::vector<std::string> lanes;
-      for (int k = 0; k < width; ++k) lanes.push_back(table_name(q) + "[" + coord(pv.axis, k) + "]");
-      a = lanes.front();
-      if (std::any_of(lanes.begin(), lanes.end(), [&](const std::string& l) { return l != lanes.front(); })) {
+      std::vector<std::string> at;
+      for (int k = 0; k < width; ++k) at.push_back(coord(pv.axis, k));
+      a = table_name(q) + "[" + at.front() + "]";
+      if (width > 1 && consecutive(at)) {
+        a = "vload" + std::to_string(width) + "(0, " + table_name(q) + " + " + at.front() + ")";
+      } else if (std::any_of(at.begin(), at.end(), [&](const std::string& l) { return l != at.front(); })) {
         a = "(float" + std::to_string(width) + ")(";
-        for (int k = 0; k < width; ++k) a += (k ? ", " : "") + lanes[static_cast<size_t>(k)];
+        for (int k = 0; k < width; ++k) a += (k ? ", " : "") + table_name(q) + "[" + at[static_cast<size_t>(k)] + "]";
         a += ")";
       }
     }

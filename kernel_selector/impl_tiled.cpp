@@ -103,10 +103,19 @@ std::vector<int> masked_axes(const Permutation& perm, const Run& a, const Run& b
 // The conversion of `v` (a vector of `width`, or a scalar) whose lane k sits at run positions pos(k) = (ia, ib):
 // CONVERT / CONVERT_V, or with per-index parameters the expression that reads their tables at each lane's
 // padded coordinate (the tables are indexed by it: see generate()).
+// `along`: the run the lanes step through (one position each), when its inner digit holds whole vectors, so
+// lane k's coordinate is lane 0's plus k times that digit's weight (written "(lane 0 + k * weight)", which
+// convert_expr() reads as one vector load when the weight is 1).
 std::string convert_at(const ReorderParams& p, const std::string& v, int width, const Run& a, const Run& b,
-                       const std::function<std::pair<std::string, std::string>(int lane)>& pos) {
+                       const std::function<std::pair<std::string, std::string>(int lane)>& pos, const Run* along = nullptr) {
   if (!p.conversion.per_index()) return (width > 1 ? "CONVERT_V(" : "CONVERT(") + v + ")";
+  const bool linear = along && !along->digits.empty() && along->digits.front().extent % width == 0;
   return convert_expr(p, v, width, [&](int axis, int lane) {
+    if (linear) {
+      const PermDigit& d = along->digits.front();
+      const auto [ia, ib] = pos(0);
+      return "(" + tile_coord(axis, a, b, ia, ib) + " + " + num(d.axis == axis ? lane * d.weight : 0) + ")";
+    }
     const auto [ia, ib] = pos(lane);
     return tile_coord(axis, a, b, ia, ib);
   });
@@ -202,7 +211,7 @@ std::vector<std::string> transpose_loops(const ReorderParams& p, const Permutati
       load = "(rd ? " + load + " : (" + st + V + ")(" + each + "))";
     }
     rows.push_back("r" + num(i));
-    const std::string value = convert_at(p, load, vec, a, b, [&](int lane) { return std::make_pair(row, "ib + " + num(lane)); });
+    const std::string value = convert_at(p, load, vec, a, b, [&](int lane) { return std::make_pair(row, "ib + " + num(lane)); }, &b);
     body.push_back("    const " + dt + " " + rows.back() + " = (" + join_and(ok) + ") ? " + value + " : (" + dt + ")0;");
   }
   const TransposeNet net = transpose_network(cl_type(p.dst.data_type()), vec, rows, "t");
@@ -253,7 +262,7 @@ std::vector<std::string> row_loops(const ReorderParams& p, const Permutation& pe
   body.push_back("for (IDX_T ib = 0; ib < " + num(b.length()) + "; ++ib) {");
   if (!wr.empty()) body.push_back("  if (!(" + join_and(wr) + ")) continue;");
   const std::string load = convert_at(p, vload_expr(p.src.data_type(), vec, "src + s_off + " + b.src_offset("ib") + " + ia", src_packable),
-                                      vec, a, b, [](int lane) { return std::make_pair("ia + " + num(lane), std::string("ib")); });
+                                      vec, a, b, [](int lane) { return std::make_pair("ia + " + num(lane), std::string("ib")); }, &a);
   if (!ok.empty()) body.push_back("  const bool ok = " + join_and(ok) + ";");
   body.push_back("  for (IDX_T ia = 0; ia < " + num(a.length()) + "; ia += " + V + ") {");
   body.push_back("    " + vstore_stmt(p.dst.data_type(), vec, ok.empty() ? load : "ok ? " + load + " : (" + dt + ")0",

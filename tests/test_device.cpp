@@ -329,10 +329,11 @@ TEST(Device, FusedArithmeticOnEveryImplementation) {
                  with_params({}, {{Param::dst_scale, {scale33, 0}}, {Param::dst_zero_point, {{1}, -1}}})),
       converting(case_of(Layout(F("bfyx"), T::f32, {2, 6, 4, 5}), Layout(F("bfzyx"), T::f16, {2, 6, 2, 2, 5})),
                  with_params({}, {{Param::mul, {{1, 2, 3, 4, 5}, 4}}})),
-      // tiled's three forms: register transposes (lanes along f), vector rows (lanes along x, per y), scalars.
+      // tiled's three forms: register transposes (lanes along f), vector rows (one value per y, and along x one
+      // vector load of consecutive values), scalars.
       converting(make_case(F("bfyx"), F("b_fs_yx_fsv16"), {3, 19, 8, 8}, T::u8, T::f16), channels),
       converting(make_case(F("bfyx"), F("bfyx"), {2, 3, 4, 16}, T::f32, T::i8, {}, {}, {0, 0, 1, 0}, {0, 1, 0, 0}),
-                 with_params({}, {{Param::src_scale, {{0.5f, 2, -3, 0.25f}, 2}}, {Param::mul, {std::vector<float>(16, 1.5f), 3}}})),
+                 with_params({}, {{Param::src_scale, {{0.5f, 2, -3, 0.25f}, 2}}, {Param::mul, {{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, -16}, 3}}})),
       converting(make_case(F("byxf"), F("bfyx"), {3, 19, 3, 5}, T::i8, T::bf16), channels),
       // staged: lanes along x (7 x 7 planes), and the tracked axis in its loop.
       converting(make_case(F("bfyx"), F("b_fs_yx_fsv4"), {3, 8, 7, 7}, T::i8, T::i8),
