@@ -272,6 +272,20 @@ TEST(Device, KeptPaddingIsNeverWritten) {
   for (const ReorderImpl* impl : impls) EXPECT_GT(accepted[impl->name()], 0) << impl->name() << " ran none";
 }
 
+// Each case forced on every implementation that accepts it (the agnostic one too), on random bits as well; an
+// implementation that accepts none of them fails.
+static void run_on_every_impl(const Engine& e, const std::vector<Case>& cases) {
+  std::vector<const ReorderImpl*> impls = {&KernelSelector::instance().agnostic()};
+  for (const auto& impl : KernelSelector::instance().impls()) impls.push_back(impl.get());
+  for (const ReorderImpl* impl : impls) {
+    std::vector<Case> forced;
+    for (const Case& c : cases)
+      if (impl->reject(ReorderParams{c.src, c.dst, e.info(), c.conversion}).empty()) forced.push_back(c);
+    EXPECT_FALSE(forced.empty()) << impl->name() << " ran none";
+    run_batch(e, forced, true, impl->name());
+  }
+}
+
 // Issue 16's fused arithmetic: oneDNN's quantization and OpenVINO's mean modes, per tensor on every
 // implementation (each forced where it accepts: it converts whole vectors by one expression), per index on
 // every implementation too (tiled in its three forms, staged in its tiles, lanes on its picked words, and the
@@ -306,15 +320,7 @@ TEST(Device, FusedArithmeticOnEveryImplementation) {
       // From integers a NaN needs an infinity first (here 3e38 * x, then * 0): made canonical as from floats.
       converting(make_case(F("bfyx"), F("byxf"), {2, 16, 4, 4}, T::u8, T::f32),
                  with_params({}, {{Param::src_scale, {{3e38f}, -1}}, {Param::mul, {{0}, -1}}}))};
-  std::vector<const ReorderImpl*> impls = {&KernelSelector::instance().agnostic()};
-  for (const auto& impl : KernelSelector::instance().impls()) impls.push_back(impl.get());
-  for (const ReorderImpl* impl : impls) {
-    std::vector<Case> forced;
-    for (const Case& c : per_tensor)
-      if (impl->reject(ReorderParams{c.src, c.dst, e->info(), c.conversion}).empty()) forced.push_back(c);
-    EXPECT_FALSE(forced.empty()) << impl->name() << " ran none";
-    run_batch(*e, forced, true, impl->name());
-  }
+  run_on_every_impl(*e, per_tensor);
 
   // Per index: channels (f) and the batch axis (b) of data, output channels of weights (o), the destination's
   // axis of a reshape.
@@ -343,13 +349,7 @@ TEST(Device, FusedArithmeticOnEveryImplementation) {
                  with_params({}, {{Param::dst_scale, {{scale33.begin(), scale33.end() - 1}, 0}}, {Param::src_zero_point, {{-2}, -1}}})),
       converting(make_case(F("bfyx"), F("byxf"), {3, 4, 1, 17}, T::f16, T::f16),
                  with_params({}, {{Param::mul, {{1.5f, -2, 0.25f, 3}, 1}}}))};
-  for (const ReorderImpl* impl : impls) {
-    std::vector<Case> forced;
-    for (const Case& c : per_index)
-      if (impl->reject(ReorderParams{c.src, c.dst, e->info(), c.conversion}).empty()) forced.push_back(c);
-    EXPECT_FALSE(forced.empty()) << impl->name() << " ran none";
-    run_batch(*e, forced, true, impl->name());
-  }
+  run_on_every_impl(*e, per_index);
   run_batch(*e, per_index, true);
 }
 
