@@ -407,6 +407,32 @@ TEST(Cli, FusedArithmeticOptions) {
   EXPECT_NE(r.out.find("conversion: dst-scale@0=0x1p-1/0x1p-2/0x1p+1,dst-zero-point=-0x1p+2"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("impl: tiled"), std::string::npos) << r.out;  // per index: tiled follows the o coordinate
   EXPECT_NE(r.out.find("check: OK"), std::string::npos) << r.out;
+  // @FILE: raw f32 scales and raw i32 zero points, one per index; the same result as the lists.
+  const std::string dir = clreorder_test::make_temp_dir("clreorder-cli-params");
+  const float scales[3] = {0.5f, 0.25f, 2};
+  const int32_t zero_points[3] = {-4, 7, 1 << 25};
+  std::ofstream(dir + "/scales.f32", std::ios::binary).write(reinterpret_cast<const char*>(scales), sizeof scales);
+  std::ofstream(dir + "/zp.i32", std::ios::binary).write(reinterpret_cast<const char*>(zero_points), 8);
+  std::ofstream(dir + "/zp_far.i32", std::ios::binary).write(reinterpret_cast<const char*>(zero_points), sizeof zero_points);
+  r = run({"run", "--from", "oiyx", "--to", "os_is_yx_isv16_osv16", "--shape", "3,17,3,3", "--to-dtype", "i8",
+           "--dst-scale", "@" + dir + "/scales.f32", "--quant-axis", "o", "--dst-zero-point=-4", "--check"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("conversion: dst-scale@0=0x1p-1/0x1p-2/0x1p+1,dst-zero-point=-0x1p+2"), std::string::npos) << r.out;
+  r = run({"run", "--from", "oiyx", "--to", "os_is_yx_isv16_osv16", "--shape", "2,17,3,3", "--to-dtype", "i8",
+           "--src-zero-point", "@" + dir + "/zp.i32", "--quant-axis", "o", "--check"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("conversion: src-zero-point@0=-0x1p+2/0x1.cp+2"), std::string::npos) << r.out;
+  r = run({"run", "--from", "oiyx", "--to", "os_is_yx_isv16_osv16", "--shape", "3,17,3,3", "--src-zero-point",
+           "@" + dir + "/zp.i32", "--quant-axis", "o"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("holds 8 bytes but 3 i32 values (one per index of o) needs 12"), std::string::npos) << r.err;
+  r = run({"run", "--from", "oiyx", "--to", "os_is_yx_isv16_osv16", "--shape", "3,17,3,3", "--src-zero-point",
+           "@" + dir + "/zp_far.i32", "--quant-axis", "o"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("zero point 33554432 (index 2) is beyond 2^24"), std::string::npos) << r.err;
+  r = run({"run", "--from", "bfyx", "--to", "byxf", "--shape", "1,3,2,2", "--src-scale", "@" + dir + "/scales.f32"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("--src-scale reads a file of values: name the axis they index with --quant-axis"), std::string::npos) << r.err;
   // A list on an axis of another extent is refused naming the counts, before any device work.
   r = run({"run", "--from", "bfyx", "--to", "byxf", "--shape", "1,4,2,2", "--mul", "1,2,3"});
   EXPECT_EQ(r.status, 2);

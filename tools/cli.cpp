@@ -144,13 +144,13 @@ void add_layout_options(Args& a, bool device = true, bool required = true) {
       .value("round", "MODE", "rounding of inexact values: nearest-even (default) or toward-zero")
       .value("overflow", "MODE", "out-of-range values in an integer type: saturate (default) or wrap")
       .value("padding", "POLICY", "the destination's padding: zero (default) or keep (left as it was, not written)")
-      .value("src-zero-point", "Z|Z0,Z1,..", "subtracted from the source value first (integers; a list: per index of --quant-axis)")
-      .value("sub", "V|V0,V1,..", "subtracted next (a list: per index of the feature axis f)")
-      .value("src-scale", "S|S0,S1,..", "then multiplied by (a list: per index of --quant-axis)")
-      .value("mul", "V|V0,V1,..", "then multiplied by (a list: per index of the feature axis f)")
-      .value("div", "V|V0,V1,..", "then divided by (a list: per index of the feature axis f)")
-      .value("dst-scale", "S|S0,S1,..", "then divided by (a list: per index of --quant-axis)")
-      .value("dst-zero-point", "Z|Z0,Z1,..", "added last, before the conversion to the destination type (integers; a list: per index of --quant-axis)")
+      .value("src-zero-point", "Z|Z0,Z1,..|@FILE", "subtracted from the source value first (integers; a list or a file of raw i32: per index of --quant-axis)")
+      .value("sub", "V|V0,V1,..|@FILE", "subtracted next (a list or a file of raw f32: per index of the feature axis f)")
+      .value("src-scale", "S|S0,S1,..|@FILE", "then multiplied by (a list or a file of raw f32: per index of --quant-axis)")
+      .value("mul", "V|V0,V1,..|@FILE", "then multiplied by (a list or a file of raw f32: per index of the feature axis f)")
+      .value("div", "V|V0,V1,..|@FILE", "then divided by (a list or a file of raw f32: per index of the feature axis f)")
+      .value("dst-scale", "S|S0,S1,..|@FILE", "then divided by (a list or a file of raw f32: per index of --quant-axis)")
+      .value("dst-zero-point", "Z|Z0,Z1,..|@FILE", "added last, before the conversion to the destination type (integers; a list or a file of raw i32: per index of --quant-axis)")
       .value("quant-axis", "AXIS", "the axis letter (of the destination format) the scale and zero-point lists are per index of")
       .value("impl", "NAME", "force an implementation (see `source`)");
   add_side_options(a, "src-", "source ");
@@ -443,8 +443,11 @@ int axis_of(const Layout& dst, const std::string& letter, const std::string& key
   return static_cast<int>(at);
 }
 
-// --round, --overflow, --padding and the arithmetic's parameters (the defaults when absent): a list of values
-// is per index of --quant-axis (scales, zero points) or of the feature axis f (sub, mul, div) of `dst`.
+std::vector<uint8_t> read_exact(const std::string& path, size_t need, const std::string& option, const std::string& what);
+
+// --round, --overflow, --padding and the arithmetic's parameters (the defaults when absent): a list of
+// values, or @FILE (raw f32, i32 for zero points, in this machine's byte order: one per index), is per index
+// of --quant-axis (scales, zero points) or of the feature axis f (sub, mul, div) of `dst`.
 Conversion conversion_from(const Args& a, const Layout& dst) {
   Conversion conv;
   if (a.has("round")) conv.rounding = parse_rounding(a.get("round"));
@@ -452,16 +455,34 @@ Conversion conversion_from(const Args& a, const Layout& dst) {
   if (a.has("padding")) conv.padding = parse_padding(a.get("padding"));
   bool listed = false;
   for (Param q : all_params()) {
-    const std::string key = to_string(q);
+    const std::string key = to_string(q), text = a.get(key);
     if (!a.has(key)) continue;
     ParamValues& pv = conv.param(q);
-    pv.values = parse_floats(key, a.get(key));
-    if (pv.values.size() == 1) continue;
+    const bool file = text[0] == '@';
+    if (!file) pv.values = parse_floats(key, text);
+    if (!file && pv.values.size() == 1) continue;
     const bool normalisation = q == Param::sub || q == Param::mul || q == Param::div;
     if (!normalisation && !a.has("quant-axis"))
-      throw Error("--" + key + " lists " + std::to_string(pv.values.size()) + " values: name the axis they index with --quant-axis");
+      throw Error("--" + key + (file ? " reads a file of values" : " lists " + std::to_string(pv.values.size()) + " values") +
+                  ": name the axis they index with --quant-axis");
     pv.axis = normalisation ? axis_of(dst, "f", "--" + key + "'s feature axis") : axis_of(dst, a.get("quant-axis"), "--quant-axis");
     listed = listed || !normalisation;
+    if (file) {
+      const bool zero_point = q == Param::src_zero_point || q == Param::dst_zero_point;
+      const auto count = static_cast<size_t>(dst.dims()[static_cast<size_t>(pv.axis)]);
+      const std::vector<uint8_t> raw = read_exact(text.substr(1), 4 * count, "--" + key,
+                                                  std::to_string(count) + (zero_point ? " i32" : " f32") + " values (one per index of " +
+                                                      std::string(1, dst.format().axes()[static_cast<size_t>(pv.axis)]) + ")");
+      for (size_t i = 0; i < count; ++i) {
+        int32_t z;
+        float f;
+        std::memcpy(zero_point ? static_cast<void*>(&z) : static_cast<void*>(&f), raw.data() + 4 * i, 4);
+        if (zero_point && (z > (1 << 24) || z < -(1 << 24)))
+          throw Error("--" + key + " file '" + text.substr(1) + "': zero point " + std::to_string(z) + " (index " + std::to_string(i) +
+                      ") is beyond 2^24, which f32 arithmetic holds exactly");
+        pv.values.push_back(zero_point ? static_cast<float>(z) : f);
+      }
+    }
   }
   if (a.has("quant-axis") && !listed) throw Error("--quant-axis '" + a.get("quant-axis") + "' without a list of scales or zero points to index");
   check_params(conv, dst);
@@ -480,15 +501,15 @@ Pair pair_from(const Args& a) {
   return {src, dst, conversion_from(a, dst)};
 }
 
-// The raw source of `run --input`: exactly `layout.bytes()` bytes. It reads one byte more than that at most,
-// so an endless file (/dev/zero) is refused instead of read until memory runs out.
-std::vector<uint8_t> read_input(const std::string& path, const Layout& layout) {
+// Exactly `need` bytes of the file `path`, for the option `option` (`what` names what they are for). It reads
+// one byte more than that at most, so an endless file (/dev/zero) is refused instead of read until memory
+// runs out.
+std::vector<uint8_t> read_exact(const std::string& path, size_t need, const std::string& option, const std::string& what) {
   struct stat st;
-  if (stat(path.c_str(), &st) != 0) throw Error("cannot read --input file '" + path + "': " + errno_text());
-  if (S_ISDIR(st.st_mode)) throw Error("--input '" + path + "' is a directory, not a file");
+  if (stat(path.c_str(), &st) != 0) throw Error("cannot read " + option + " file '" + path + "': " + errno_text());
+  if (S_ISDIR(st.st_mode)) throw Error(option + " '" + path + "' is a directory, not a file");
   const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) throw Error("cannot read --input file '" + path + "': " + errno_text());
-  const size_t need = static_cast<size_t>(layout.bytes());
+  if (fd < 0) throw Error("cannot read " + option + " file '" + path + "': " + errno_text());
   std::vector<uint8_t> buf(need + 1);
   size_t got = 0;
   while (got < buf.size()) {
@@ -497,20 +518,23 @@ std::vector<uint8_t> read_input(const std::string& path, const Layout& layout) {
     if (n < 0) {
       const std::string why = errno_text();
       close(fd);
-      throw Error("cannot read --input file '" + path + "': " + why);
+      throw Error("cannot read " + option + " file '" + path + "': " + why);
     }
     if (n == 0) break;
     got += static_cast<size_t>(n);
   }
   close(fd);
   if (got > need)
-    throw Error("--input file '" + path + "' holds more than the " + std::to_string(need) + " bytes " +
-                layout.describe() + " needs");
+    throw Error(option + " file '" + path + "' holds more than the " + std::to_string(need) + " bytes " + what + " needs");
   if (got < need)
-    throw Error("--input file '" + path + "' holds " + std::to_string(got) + " bytes but " + layout.describe() +
-                " needs " + std::to_string(need));
+    throw Error(option + " file '" + path + "' holds " + std::to_string(got) + " bytes but " + what + " needs " + std::to_string(need));
   buf.resize(need);
   return buf;
+}
+
+// The raw source of `run --input`: exactly `layout.bytes()` bytes.
+std::vector<uint8_t> read_input(const std::string& path, const Layout& layout) {
+  return read_exact(path, static_cast<size_t>(layout.bytes()), "--input", layout.describe());
 }
 
 // The reorder of `run` and `demo`: lines of text, or with `json` one object at the end (ready_ms: the first
