@@ -430,6 +430,9 @@ TEST(Cli, FusedArithmeticOptions) {
            "@" + dir + "/zp_far.i32", "--quant-axis", "o"});
   EXPECT_EQ(r.status, 2);
   EXPECT_NE(r.err.find("zero point 33554432 (index 2) is beyond 2^24"), std::string::npos) << r.err;
+  r = run({"run", "--from", "oiyx", "--to", "oiyx", "--shape", "100000,1,1,1", "--dst-scale", "@/dev/zero", "--quant-axis", "o"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("--dst-scale on axis o of extent 100000: more than the 8192"), std::string::npos) << r.err;
   r = run({"run", "--from", "bfyx", "--to", "byxf", "--shape", "1,3,2,2", "--src-scale", "@" + dir + "/scales.f32"});
   EXPECT_EQ(r.status, 2);
   EXPECT_NE(r.err.find("--src-scale reads a file of values: name the axis they index with --quant-axis"), std::string::npos) << r.err;

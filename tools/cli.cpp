@@ -470,6 +470,9 @@ Conversion conversion_from(const Args& a, const Layout& dst) {
     if (file) {
       const bool zero_point = q == Param::src_zero_point || q == Param::dst_zero_point;
       const auto count = static_cast<size_t>(dst.dims()[static_cast<size_t>(pv.axis)]);
+      if (count > kMaxIndexedValues)  // before reading: the file's size follows the axis, which may be huge
+        throw Error("--" + key + " on axis " + std::string(1, dst.format().axes()[static_cast<size_t>(pv.axis)]) + " of extent " +
+                    std::to_string(count) + ": more than the " + std::to_string(kMaxIndexedValues) + " per-index values a kernel holds");
       const std::vector<uint8_t> raw = read_exact(text.substr(1), 4 * count, "--" + key,
                                                   std::to_string(count) + (zero_point ? " i32" : " f32") + " values (one per index of " +
                                                       std::string(1, dst.format().axes()[static_cast<size_t>(pv.axis)]) + ")");
