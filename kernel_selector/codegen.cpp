@@ -218,8 +218,7 @@ std::string convert_types(DataType from, DataType to, const Conversion& conv, co
 // can arise the kernels skip making NaN canonical (a fifth of a u8 -> f16 normalisation's time on PoCL).
 bool may_give_nan(const Conversion& conv, DataType from) {
   if (is_floating(from)) return true;
-  const double limits[] = {0x1p7, 0x1p8, 0x1p15, 0x1p16, 0x1p31, 0x1p32, 0x1p63, 0x1p64};
-  double bound = limits[(size_of(from) == 1 ? 0 : size_of(from) == 2 ? 2 : size_of(from) == 4 ? 4 : 6) + (is_unsigned(from) ? 1 : 0)];
+  double bound = std::ldexp(1.0, static_cast<int>(8 * size_of(from)) - (is_unsigned(from) ? 0 : 1));
   for (Param q : all_params()) {
     const ParamValues& pv = conv.param(q);
     if (!pv.present()) continue;
@@ -228,36 +227,16 @@ bool may_give_nan(const Conversion& conv, DataType from) {
       hi = std::max(hi, std::fabs(static_cast<double>(f)));
       lo = std::min(lo, std::fabs(static_cast<double>(f)));
     }
-    if (q == Param::src_scale || q == Param::mul) bound *= hi;
-    else if (q == Param::div || q == Param::dst_scale) bound /= lo;
-    else bound += hi;
+    const char op = operation_of(q);
+    bound = op == '*' ? bound * hi : op == '/' ? bound / lo : bound + hi;
     bound *= 1.0 + 0x1p-20;  // each f32 rounding may add half an ulp
     if (!(bound < 0x1p127)) return true;  // an infinity here may meet a zero or another infinity later
   }
   return false;
 }
 
-// Whether lane coordinates are "(E + n)", "(E + n + 1)", ...: one vector load from the table reads them all
-// (the kernels write constant parts last; a gather of 16 scalar reads took half a u8 -> f16 reorder's time).
-bool consecutive(const std::vector<std::string>& at) {
-  std::string base;
-  int64_t first = 0;
-  for (size_t k = 0; k < at.size(); ++k) {
-    const std::string& e = at[k];
-    const size_t plus = e.rfind(" + ");
-    if (e.size() < 2 || e.front() != '(' || e.back() != ')' || plus == std::string::npos) return false;
-    const std::string n = e.substr(plus + 3, e.size() - plus - 4);
-    if (n.empty() || n.find_first_not_of("0123456789") != std::string::npos || n.size() > 15) return false;
-    const int64_t value = std::stoll(n);
-    if (k == 0) {
-      base = e.substr(0, plus);
-      first = value;
-    } else if (e.substr(0, plus) != base || value != first + static_cast<int64_t>(k)) {
-      return false;
-    }
-  }
-  return true;
-}
+// The text of a table index.
+std::string index_text(const TableIndex& t) { return t.offset ? "(" + t.base + " + " + num(t.offset) + ")" : t.base; }
 
 // The name of the __constant table of a per-index parameter (value_tables()), unique per kernel.
 std::string table_name(Param q) { return "CR_CAT(KERNEL_NAME, _p" + std::to_string(static_cast<int>(q)) + ")"; }
@@ -277,22 +256,25 @@ std::string convert_expr(const ReorderParams& p, const std::string& v, int width
     std::string a = hex_float(pv.values[0]) + "f";
     if (pv.axis >= 0) {
       if (!coord) throw Error("internal: a per-index " + std::string(to_string(q)) + " in a kernel without coordinates");
-      std::vector<std::string> at;
+      std::vector<TableIndex> at;
       for (int k = 0; k < width; ++k) at.push_back(coord(pv.axis, k));
-      a = table_name(q) + "[" + at.front() + "]";
-      if (width > 1 && consecutive(at)) {
-        a = "vload" + std::to_string(width) + "(0, " + table_name(q) + " + " + at.front() + ")";
-      } else if (std::any_of(at.begin(), at.end(), [&](const std::string& l) { return l != at.front(); })) {
+      bool same = true, consecutive = width > 1;
+      for (size_t k = 1; k < at.size(); ++k) {
+        same = same && at[k].base == at[0].base && at[k].offset == at[0].offset;
+        consecutive = consecutive && at[k].base == at[0].base && at[k].offset == at[0].offset + static_cast<int64_t>(k);
+      }
+      // One entry where the lanes agree; consecutive ones as one vector load (a gather of 16 scalar reads
+      // took half a u8 -> f16 reorder's time); else each lane's.
+      a = table_name(q) + "[" + index_text(at.front()) + "]";
+      if (consecutive) {
+        a = "vload" + std::to_string(width) + "(0, " + table_name(q) + " + " + index_text(at.front()) + ")";
+      } else if (!same) {
         a = "(float" + std::to_string(width) + ")(";
-        for (int k = 0; k < width; ++k) a += (k ? ", " : "") + table_name(q) + "[" + at[static_cast<size_t>(k)] + "]";
+        for (int k = 0; k < width; ++k) a += (k ? ", " : "") + table_name(q) + "[" + index_text(at[static_cast<size_t>(k)]) + "]";
         a += ")";
       }
     }
-    const char* op = q == Param::src_zero_point || q == Param::sub ? " - "
-                     : q == Param::src_scale || q == Param::mul    ? " * "
-                     : q == Param::dst_zero_point                  ? " + "
-                                                                   : " / ";
-    x = "(" + x + op + a + ")";
+    x = "(" + x + " " + operation_of(q) + " " + a + ")";
   }
   // Integer destinations make every NaN 0 anyway.
   if (is_floating(to) && may_give_nan(conv, from)) x = "cr_f32_nan_canonical" + std::string(width > 1 ? "_" + std::to_string(width) : "") + "(" + x + ")";
@@ -309,7 +291,7 @@ std::string value_tables(const Conversion& conv, const std::function<TableShape(
     if (t.lower < 0 || t.lower + count > t.size) throw Error("internal: a table of " + num(count) + " values in " + num(t.size) + " entries");
     // Entries outside the values serve padding lanes, whose results are never stored: divisors of 1 there
     // keep them finite.
-    const std::string outside = q == Param::div || q == Param::dst_scale ? "1" : "0";
+    const std::string outside = operation_of(q) == '/' ? "1" : "0";
     std::string values;
     for (int64_t i = 0; i < t.size; ++i) {
       const int64_t c = i - t.lower;
@@ -320,7 +302,10 @@ std::string value_tables(const Conversion& conv, const std::function<TableShape(
   return macro_lines(lines);
 }
 
-bool divides(const Conversion& conv) { return conv.param(Param::div).present() || conv.param(Param::dst_scale).present(); }
+bool divides(const Conversion& conv) {
+  return std::any_of(all_params().begin(), all_params().end(),
+                     [&](Param q) { return conv.param(q).present() && operation_of(q) == '/'; });
+}
 
 std::string build_options(const std::string& code, const DeviceInfo& device) {
   std::string options = "-cl-std=CL1.2";

@@ -64,14 +64,22 @@ std::string join_and(const std::vector<std::string>& conditions);
 /// OpenCL C storage type of a data type (f16 and bf16 are ushort bit patterns, the 8-bit floats uchar).
 std::string cl_type(DataType t);
 
-/// The expression of the index into value_tables() of lane `lane` (0 for a scalar) of a converted value on
-/// `axis`, in a kernel that has it: the destination coordinate, or a padded one (TableShape).
-using CoordExpr = std::function<std::string(int axis, int lane)>;
+/// A lane's index into a table of value_tables(): the expression `base` plus the constant `offset`, kept
+/// apart so that lanes differing only in it are seen to read one entry or consecutive ones.
+struct TableIndex {
+  std::string base;
+  int64_t offset = 0;
+};
+
+/// The index into value_tables() of lane `lane` (0 for a scalar) of a converted value on `axis`, in a kernel
+/// that has it: the destination coordinate, or a padded one (TableShape).
+using CoordExpr = std::function<TableIndex(int axis, int lane)>;
 
 /// Expression converting `v` (of cl_type() of the problem's source type, or a vector of `width` of them) to
 /// its destination type, with the rules of convert_element() under the problem's conversion and, when it has
 /// parameters, their arithmetic (as apply_params()). Per-index parameters read value_tables() at `coord`,
-/// which a kernel must then give (a vector gathers its lanes' values, or reads one where all lanes agree).
+/// which a kernel must then give (a vector reads one entry where its lanes agree, one vector load where they
+/// are consecutive, else gathers).
 std::string convert_expr(const ReorderParams& p, const std::string& v, int width = 1, const CoordExpr& coord = nullptr);
 
 /// How a kernel indexes a per-index table on an axis: entry i holds the value of coordinate i - lower, and

@@ -89,7 +89,7 @@ class AgnosticReorder : public ReorderImpl {
     kd.impl = name();
     // Per-index parameters are read at the destination coordinate, which the plan walk (mode 0 and 1)
     // decodes into dc and the permutation walk (mode 2) does not.
-    Jit jit = reorder_jit(p, "reorder_agnostic", kd, [](int axis, int) { return "dc[" + num(axis) + "]"; });
+    Jit jit = reorder_jit(p, "reorder_agnostic", kd, [](int axis, int) { return TableIndex{"dc[" + num(axis) + "]"}; });
     jit.set("IDX_T", "long");  // any shape: 64-bit indices always
     jit.def("CR_AG_PERMUTATION", p.conversion.per_index() ? "0" : "1");
     if (!p.conversion.per_index()) kd.plan_args = permutation_table(p);

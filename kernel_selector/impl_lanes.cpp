@@ -152,11 +152,11 @@ class LanesReorder : public ReorderImpl {
     const bool per_index = p.conversion.per_index();
     auto lane_coord = [&](int axis, int64_t r, int64_t word, int64_t unit) {
       std::string v = "v" + num(axis);
-      if (lp.loop.axis == axis) v += " + it * " + num(lp.loop.weight);
+      if (lp.loop.axis == axis) v = "(" + v + " + it * " + num(lp.loop.weight) + ")";
       int64_t part = 0;
       for (const auto& [d, i] : {std::make_pair(&lp.word, word), std::make_pair(&lp.unit, unit), std::make_pair(&lp.rows, r)})
         if (d->axis == axis) part += i * d->weight;
-      return "(" + v + " + " + num(part) + ")";
+      return TableIndex{v, part};
     };
     for (int64_t k0 = 0; k0 < words;) {
       int64_t n = lp.per_t;

@@ -228,8 +228,8 @@ class StagedReorder : public ReorderImpl {
             !p.conversion.per_index() ? (w == 1 ? "CONVERT(" + raw + ")" : "CONVERT_V" + num(w) + "(" + raw + ")")
                                       : convert_expr(p, raw, w, [&](int axis, int lane) {
                                           std::string v = "v" + num(axis);
-                                          if (sp.loop.axis == axis) v += " + it * " + num(sp.loop.weight);
-                                          return "(" + v + " + " + num(tile_part.at({axis, first + lane})) + ")";
+                                          if (sp.loop.axis == axis) v = "(" + v + " + it * " + num(sp.loop.weight) + ")";
+                                          return TableIndex{v, tile_part.at({axis, first + lane})};
                                         });
         body.push_back("const " + type + " " + var + " = g_ok ? " + load + " : (" + type + ")0;");
         if (w > 1 && std::find(widths.begin(), widths.end(), w) == widths.end()) widths.push_back(w);

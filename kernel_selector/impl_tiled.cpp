@@ -103,9 +103,9 @@ std::vector<int> masked_axes(const Permutation& perm, const Run& a, const Run& b
 // The conversion of `v` (a vector of `width`, or a scalar) whose lane k sits at run positions pos(k) = (ia, ib):
 // CONVERT / CONVERT_V, or with per-index parameters the expression that reads their tables at each lane's
 // padded coordinate (the tables are indexed by it: see generate()).
-// `along`: the run the lanes step through (one position each), when its inner digit holds whole vectors, so
-// lane k's coordinate is lane 0's plus k times that digit's weight (written "(lane 0 + k * weight)", which
-// convert_expr() reads as one vector load when the weight is 1).
+// `along`: the run the lanes step through (one position each); when its inner digit holds whole vectors,
+// lane k's coordinate is lane 0's plus k times that digit's weight (which convert_expr() reads as one vector
+// load when the weight is 1).
 std::string convert_at(const ReorderParams& p, const std::string& v, int width, const Run& a, const Run& b,
                        const std::function<std::pair<std::string, std::string>(int lane)>& pos, const Run* along = nullptr) {
   if (!p.conversion.per_index()) return (width > 1 ? "CONVERT_V(" : "CONVERT(") + v + ")";
@@ -114,10 +114,10 @@ std::string convert_at(const ReorderParams& p, const std::string& v, int width, 
     if (linear) {
       const PermDigit& d = along->digits.front();
       const auto [ia, ib] = pos(0);
-      return "(" + tile_coord(axis, a, b, ia, ib) + " + " + num(d.axis == axis ? lane * d.weight : 0) + ")";
+      return TableIndex{tile_coord(axis, a, b, ia, ib), d.axis == axis ? lane * d.weight : 0};
     }
     const auto [ia, ib] = pos(lane);
-    return tile_coord(axis, a, b, ia, ib);
+    return TableIndex{tile_coord(axis, a, b, ia, ib)};
   });
 }
 

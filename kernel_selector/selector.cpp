@@ -34,7 +34,7 @@ class GenericReorder : public ReorderImpl {
     KernelData kd;
     kd.impl = name();
     // The arithmetic's per-index values are read at the destination coordinate.
-    Jit jit = reorder_jit(p, "reorder_generic", kd, [](int axis, int) { return "d_c" + num(axis); });
+    Jit jit = reorder_jit(p, "reorder_generic", kd, [](int axis, int) { return TableIndex{"d_c" + num(axis)}; });
     std::string decode = decode_stmts(dp, "p", "d_");
     std::string coords = "d_";
     if (p.src.dims() != p.dst.dims()) {

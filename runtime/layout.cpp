@@ -176,6 +176,18 @@ const char* to_string(Param p) {
   return "?";
 }
 
+char operation_of(Param p) {
+  switch (p) {
+    case Param::src_zero_point: case Param::sub: return '-';
+    case Param::src_scale: case Param::mul: return '*';
+    case Param::div: case Param::dst_scale: return '/';
+    case Param::dst_zero_point: return '+';
+  }
+  return '?';
+}
+
+bool is_zero_point(Param p) { return p == Param::src_zero_point || p == Param::dst_zero_point; }
+
 Param parse_param(const std::string& name) {
   std::string known;
   for (Param p : all_params()) {
@@ -238,13 +250,15 @@ void check_params(const Conversion& conv, const Layout& dst) {
                     " of extent " + std::to_string(dim) + " (one per index)");
       indexed += v.values.size();
     }
-    const bool zero_point = p == Param::src_zero_point || p == Param::dst_zero_point;
+    // Checked on every reorder call: the message is made only for a value that fails.
     for (size_t i = 0; i < v.values.size(); ++i) {
       const float f = v.values[i];
-      const std::string which = what + ": value " + hex_float(f) + " (" + std::to_string(f) + ", index " + std::to_string(i) + ")";
-      if (!std::isfinite(f)) throw Error(which + " is not finite");
-      if (zero_point && std::nearbyint(f) != f) throw Error(which + " is not an integer (zero points are)");
-      if ((p == Param::div || p == Param::dst_scale) && f == 0) throw Error(which + " divides by zero");
+      const char* why = !std::isfinite(f)                            ? "is not finite"
+                        : is_zero_point(p) && std::nearbyint(f) != f ? "is not an integer (zero points are)"
+                        : operation_of(p) == '/' && f == 0          ? "divides by zero"
+                                                                     : nullptr;
+      if (why)
+        throw Error(what + ": value " + hex_float(f) + " (" + std::to_string(f) + ", index " + std::to_string(i) + ") " + why);
     }
   }
   if (indexed > kMaxIndexedValues)

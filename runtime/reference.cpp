@@ -297,11 +297,11 @@ float apply_params(const Conversion& conv, float x, const int64_t* coord) {
     const ParamValues& v = conv.param(p);
     if (!v.present()) continue;
     const float a = v.values[v.axis < 0 ? 0 : static_cast<size_t>(coord[v.axis])];
-    switch (p) {
-      case Param::src_zero_point: case Param::sub: x = x - a; break;
-      case Param::src_scale: case Param::mul: x = x * a; break;
-      case Param::div: case Param::dst_scale: x = x / a; break;
-      case Param::dst_zero_point: x = x + a; break;
+    switch (operation_of(p)) {
+      case '-': x = x - a; break;
+      case '*': x = x * a; break;
+      case '/': x = x / a; break;
+      default: x = x + a; break;
     }
   }
   return std::isnan(x) ? float_of(0x7fc00000u) : x;
@@ -351,14 +351,16 @@ void reference_reorder(const Layout& src, const void* src_data, const Layout& ds
         linear /= src.dims()[static_cast<size_t>(a)];
       }
     }
-    const uint8_t* in = s + sp.offset(reshape ? scoord : coord) * static_cast<int64_t>(ss);
-    if (valid && arithmetic) {
-      float x;
-      convert_element(src.data_type(), in, DataType::f32, &x, Conversion{});
-      x = apply_params(conv, x, coord);
-      convert_element(DataType::f32, &x, dst.data_type(), out, conv);
-    } else if (valid) {
-      convert_element(src.data_type(), in, dst.data_type(), out, conv);
+    if (valid) {
+      const uint8_t* in = s + sp.offset(reshape ? scoord : coord) * static_cast<int64_t>(ss);
+      if (arithmetic) {
+        float x;
+        convert_element(src.data_type(), in, DataType::f32, &x, Conversion{});
+        x = apply_params(conv, x, coord);
+        convert_element(DataType::f32, &x, dst.data_type(), out, conv);
+      } else {
+        convert_element(src.data_type(), in, dst.data_type(), out, conv);
+      }
     } else if (conv.padding == Padding::zero) std::memset(out, 0, ds);
   }
 }

@@ -468,7 +468,7 @@ Conversion conversion_from(const Args& a, const Layout& dst) {
     pv.axis = normalisation ? axis_of(dst, "f", "--" + key + "'s feature axis") : axis_of(dst, a.get("quant-axis"), "--quant-axis");
     listed = listed || !normalisation;
     if (file) {
-      const bool zero_point = q == Param::src_zero_point || q == Param::dst_zero_point;
+      const bool zero_point = is_zero_point(q);
       const auto count = static_cast<size_t>(dst.dims()[static_cast<size_t>(pv.axis)]);
       if (count > kMaxIndexedValues)  // before reading: the file's size follows the axis, which may be huge
         throw Error("--" + key + " on axis " + std::string(1, dst.format().axes()[static_cast<size_t>(pv.axis)]) + " of extent " +

@@ -56,6 +56,11 @@ constexpr int kParams = 7;
 const std::vector<Param>& all_params();
 /// Its option name: "src-zero-point", "sub", "src-scale", "mul", "div", "dst-scale", "dst-zero-point".
 const char* to_string(Param p);
+/// The operation it applies to the value, as C writes it: '-' (zero point, sub), '*' (src-scale, mul), '/'
+/// (div, dst-scale) or '+' (dst-zero-point). The host reference and the kernels both take it from here.
+char operation_of(Param p);
+/// Whether it is a zero point (an integer).
+bool is_zero_point(Param p);
 
 /// One parameter of the fused arithmetic: absent (no values), one value for the whole tensor (axis -1), or one
 /// value per index of the destination's logical axis `axis` (canonical position: per channel).
