@@ -236,6 +236,20 @@ TEST(Device, ConversionModesOnEveryPath) {
   }
 }
 
+// Each case forced on every implementation that accepts it (the agnostic one too), on random bits as well; an
+// implementation that accepts none of them fails.
+static void run_on_every_impl(const Engine& e, const std::vector<Case>& cases) {
+  std::vector<const ReorderImpl*> impls = {&KernelSelector::instance().agnostic()};
+  for (const auto& impl : KernelSelector::instance().impls()) impls.push_back(impl.get());
+  for (const ReorderImpl* impl : impls) {
+    std::vector<Case> forced;
+    for (const Case& c : cases)
+      if (impl->reject(ReorderParams{c.src, c.dst, e.info(), c.conversion}).empty()) forced.push_back(c);
+    EXPECT_FALSE(forced.empty()) << impl->name() << " ran none";
+    run_batch(e, forced, true, impl->name());
+  }
+}
+
 // Issue 16's padding policy: with Padding::keep no kernel writes the destination's padding. The harness fills
 // the destination with random bytes and the reference leaves them in the padding, so a zero written there
 // fails; every family with padding (blocked tails, explicit padding on either side, weights tails on both
@@ -259,31 +273,9 @@ TEST(Device, KeptPaddingIsNeverWritten) {
               Layout(F("tpu_aligned(npus=4,npu_bytes=1024,addr=1024,mode=4n)"), DataType::i8, {6, 5, 4, 5})),
       case_of(Layout(F("b_fs_yx_fsv16"), DataType::f32, {2, 19, 5, 7}),
               Layout(F("bfyx"), DataType::f32, {2, 19, 5, 7}, {}, {}, {7 * 11 * 24, 1, 11 * 24, 24}, 313))};
-  std::vector<const ReorderImpl*> impls = {&KernelSelector::instance().agnostic()};
-  for (const auto& impl : KernelSelector::instance().impls()) impls.push_back(impl.get());
-  std::map<std::string, int> accepted;
-  for (const ReorderImpl* impl : impls) {
-    std::vector<Case> forced;
-    for (const Case& c : cases)
-      if (impl->reject(ReorderParams{c.src, c.dst, e->info(), keep}).empty()) forced.push_back(converting(c, keep));
-    accepted[impl->name()] = static_cast<int>(forced.size());
-    run_batch(*e, forced, true, impl->name());
-  }
-  for (const ReorderImpl* impl : impls) EXPECT_GT(accepted[impl->name()], 0) << impl->name() << " ran none";
-}
-
-// Each case forced on every implementation that accepts it (the agnostic one too), on random bits as well; an
-// implementation that accepts none of them fails.
-static void run_on_every_impl(const Engine& e, const std::vector<Case>& cases) {
-  std::vector<const ReorderImpl*> impls = {&KernelSelector::instance().agnostic()};
-  for (const auto& impl : KernelSelector::instance().impls()) impls.push_back(impl.get());
-  for (const ReorderImpl* impl : impls) {
-    std::vector<Case> forced;
-    for (const Case& c : cases)
-      if (impl->reject(ReorderParams{c.src, c.dst, e.info(), c.conversion}).empty()) forced.push_back(c);
-    EXPECT_FALSE(forced.empty()) << impl->name() << " ran none";
-    run_batch(e, forced, true, impl->name());
-  }
+  std::vector<Case> kept;
+  for (const Case& c : cases) kept.push_back(converting(c, keep));
+  run_on_every_impl(*e, kept);
 }
 
 // Issue 16's fused arithmetic: oneDNN's quantization and OpenVINO's mean modes, per tensor on every
