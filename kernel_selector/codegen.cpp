@@ -222,6 +222,7 @@ bool may_give_nan(const Conversion& conv, DataType from) {
   for (Param q : all_params()) {
     const ParamValues& pv = conv.param(q);
     if (!pv.present()) continue;
+    if (pv.from_buffer) return true;  // values unknown until run time
     double hi = 0, lo = INFINITY;
     for (float f : pv.values) {
       hi = std::max(hi, std::fabs(static_cast<double>(f)));
@@ -238,8 +239,67 @@ bool may_give_nan(const Conversion& conv, DataType from) {
 // The text of a table index.
 std::string index_text(const TableIndex& t) { return t.offset ? "(" + t.base + " + " + num(t.offset) + ")" : t.base; }
 
-// The name of the __constant table of a per-index parameter (value_tables()), unique per kernel.
+// The name of the __constant table of an indexed parameter (value_tables()), unique per kernel.
 std::string table_name(Param q) { return "CR_CAT(KERNEL_NAME, _p" + std::to_string(static_cast<int>(q)) + ")"; }
+
+// The name of the kernel argument of a parameter from a device buffer (value_args()).
+std::string arg_name(Param q) { return "cr_values" + std::to_string(static_cast<int>(q)); }
+
+// The logical coordinate on `axis` of a lane whose table index is `t`, clamped into [0, dim) where the
+// kernel's padded coordinates reach past it (padding lanes: their results are never stored, but their reads
+// must stay inside the values).
+std::string clamped_coord(const TableIndex& t, int64_t dim) {
+  const int64_t shift = t.offset - t.lower;
+  std::string c = shift ? "(" + t.base + (shift > 0 ? " + " : " - ") + num(shift > 0 ? shift : -shift) + ")" : t.base;
+  const int64_t lo = t.span ? -t.lower : 0, hi = t.span ? t.span - t.lower : dim;
+  return lo < 0 || hi > dim ? "clamp((IDX_T)" + c + ", (IDX_T)0, (IDX_T)" + num(dim - 1) + ")" : c;
+}
+
+// Lane values read at per-lane indices: one read where the lanes agree, else a gather.
+std::string lane_values(const std::vector<std::string>& reads) {
+  if (std::all_of(reads.begin(), reads.end(), [&](const std::string& r) { return r == reads.front(); })) return reads.front();
+  std::string out = "(float" + std::to_string(reads.size()) + ")(";
+  for (size_t k = 0; k < reads.size(); ++k) out += (k ? ", " : "") + reads[k];
+  return out + ")";
+}
+
+// The value operand of parameter `q` for `width` lanes.
+std::string param_operand(const ReorderParams& p, Param q, int width, const CoordExpr& coord) {
+  const ParamValues& pv = p.conversion.param(q);
+  if (pv.axis < 0 && !pv.from_buffer) return hex_float(pv.values[0]) + "f";
+  if (pv.axis >= 0 && !coord) throw Error("internal: an indexed " + std::string(to_string(q)) + " in a kernel without coordinates");
+  std::vector<TableIndex> at;
+  for (int k = 0; pv.axis >= 0 && k < width; ++k) at.push_back(coord(pv.axis, k));
+  if (pv.one_per_index()) {
+    // Padded tables (TableShape): one entry where the lanes agree; consecutive ones as one vector load (a
+    // gather of 16 scalar reads took half a u8 -> f16 reorder's time); else each lane's.
+    bool consecutive = width > 1;
+    for (size_t k = 1; k < at.size(); ++k)
+      consecutive = consecutive && at[k].base == at[0].base && at[k].offset == at[0].offset + static_cast<int64_t>(k);
+    if (consecutive) return "vload" + std::to_string(width) + "(0, " + table_name(q) + " + " + index_text(at.front()) + ")";
+    std::vector<std::string> reads;
+    for (const TableIndex& t : at) reads.push_back(table_name(q) + "[" + index_text(t) + "]");
+    return lane_values(reads);
+  }
+  // Groups, rows, or run-time values: the index from each lane's logical coordinates (ParamValues::index()).
+  const Dims& dims = p.dst.dims();
+  const std::string from = pv.from_buffer ? arg_name(q) : table_name(q);
+  std::vector<std::string> reads;
+  for (int k = 0; k < (pv.axis >= 0 ? width : 1); ++k) {
+    std::string i = "0";
+    if (pv.axis >= 0) {
+      i = clamped_coord(at[static_cast<size_t>(k)], dims[static_cast<size_t>(pv.axis)]);
+      if (pv.group > 1) i = "(" + i + ") / " + num(pv.group);
+      if (pv.outer_axis >= 0) {
+        const int64_t groups = (dims[static_cast<size_t>(pv.axis)] + pv.group - 1) / pv.group;
+        i = clamped_coord(coord(pv.outer_axis, k), dims[static_cast<size_t>(pv.outer_axis)]) + " * " + num(groups) + " + " + i;
+      }
+    }
+    const std::string read = from + "[" + i + "]";
+    reads.push_back(pv.from_buffer && is_zero_point(q) ? "convert_float(" + read + ")" : read);
+  }
+  return lane_values(reads);
+}
 
 }  // namespace
 
@@ -250,32 +310,8 @@ std::string convert_expr(const ReorderParams& p, const std::string& v, int width
   // The documented order (Conversion::params), one parenthesised operation each: OpenCL C rounds every
   // operation to f32, and common.cl turns FP_CONTRACT off, so none fuses into a multiply-add.
   std::string x = convert_types(from, DataType::f32, Conversion{}, v, width);
-  for (Param q : all_params()) {
-    const ParamValues& pv = conv.param(q);
-    if (!pv.present()) continue;
-    std::string a = hex_float(pv.values[0]) + "f";
-    if (pv.axis >= 0) {
-      if (!coord) throw Error("internal: a per-index " + std::string(to_string(q)) + " in a kernel without coordinates");
-      std::vector<TableIndex> at;
-      for (int k = 0; k < width; ++k) at.push_back(coord(pv.axis, k));
-      bool same = true, consecutive = width > 1;
-      for (size_t k = 1; k < at.size(); ++k) {
-        same = same && at[k].base == at[0].base && at[k].offset == at[0].offset;
-        consecutive = consecutive && at[k].base == at[0].base && at[k].offset == at[0].offset + static_cast<int64_t>(k);
-      }
-      // One entry where the lanes agree; consecutive ones as one vector load (a gather of 16 scalar reads
-      // took half a u8 -> f16 reorder's time); else each lane's.
-      a = table_name(q) + "[" + index_text(at.front()) + "]";
-      if (consecutive) {
-        a = "vload" + std::to_string(width) + "(0, " + table_name(q) + " + " + index_text(at.front()) + ")";
-      } else if (!same) {
-        a = "(float" + std::to_string(width) + ")(";
-        for (int k = 0; k < width; ++k) a += (k ? ", " : "") + table_name(q) + "[" + index_text(at[static_cast<size_t>(k)]) + "]";
-        a += ")";
-      }
-    }
-    x = "(" + x + " " + operation_of(q) + " " + a + ")";
-  }
+  for (Param q : all_params())
+    if (conv.param(q).present()) x = "(" + x + " " + operation_of(q) + " " + param_operand(p, q, width, coord) + ")";
   // Integer destinations make every NaN 0 anyway.
   if (is_floating(to) && may_give_nan(conv, from)) x = "cr_f32_nan_canonical" + std::string(width > 1 ? "_" + std::to_string(width) : "") + "(" + x + ")";
   return convert_types(DataType::f32, to, conv, x, width);
@@ -285,9 +321,9 @@ std::string value_tables(const Conversion& conv, const std::function<TableShape(
   std::vector<std::string> lines;
   for (Param q : all_params()) {
     const ParamValues& pv = conv.param(q);
-    if (!pv.present() || pv.axis < 0) continue;
+    if (!pv.present() || pv.axis < 0 || pv.from_buffer) continue;
     const int64_t count = static_cast<int64_t>(pv.values.size());
-    const TableShape t = shape ? shape(pv.axis) : TableShape{0, count};
+    const TableShape t = shape && pv.one_per_index() ? shape(pv.axis) : TableShape{0, count};
     if (t.lower < 0 || t.lower + count > t.size) throw Error("internal: a table of " + num(count) + " values in " + num(t.size) + " entries");
     // Entries outside the values serve padding lanes, whose results are never stored: divisors of 1 there
     // keep them finite.
@@ -300,6 +336,14 @@ std::string value_tables(const Conversion& conv, const std::function<TableShape(
     lines.push_back("__constant float " + table_name(q) + "[" + num(t.size) + "] = {" + values + "};");
   }
   return macro_lines(lines);
+}
+
+std::string value_args(const Conversion& conv) {
+  std::string out;
+  for (Param q : all_params())
+    if (conv.param(q).from_buffer)
+      out += std::string(", __global const ") + (is_zero_point(q) ? "int" : "float") + "* restrict " + arg_name(q);
+  return out;
 }
 
 bool divides(const Conversion& conv) {

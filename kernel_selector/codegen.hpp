@@ -64,22 +64,25 @@ std::string join_and(const std::vector<std::string>& conditions);
 /// OpenCL C storage type of a data type (f16 and bf16 are ushort bit patterns, the 8-bit floats uchar).
 std::string cl_type(DataType t);
 
-/// A lane's index into a table of value_tables(): the expression `base` plus the constant `offset`, kept
-/// apart so that lanes differing only in it are seen to read one entry or consecutive ones.
+/// A lane's coordinate on an axis: the expression `base` plus the constant `offset` (kept apart so that lanes
+/// differing only in it are seen to read one entry or consecutive ones), which is the logical coordinate
+/// (span 0), or the padded coordinate v = c + lower, v in [0, span), that a kernel's padded tables are
+/// indexed by (TableShape) and that padding lanes take outside [0, dim).
 struct TableIndex {
   std::string base;
   int64_t offset = 0;
+  int64_t lower = 0;
+  int64_t span = 0;
 };
 
-/// The index into value_tables() of lane `lane` (0 for a scalar) of a converted value on `axis`, in a kernel
-/// that has it: the destination coordinate, or a padded one (TableShape).
+/// The coordinate on `axis` of lane `lane` (0 for a scalar) of a converted value, in a kernel that has it.
 using CoordExpr = std::function<TableIndex(int axis, int lane)>;
 
 /// Expression converting `v` (of cl_type() of the problem's source type, or a vector of `width` of them) to
 /// its destination type, with the rules of convert_element() under the problem's conversion and, when it has
-/// parameters, their arithmetic (as apply_params()). Per-index parameters read value_tables() at `coord`,
-/// which a kernel must then give (a vector reads one entry where its lanes agree, one vector load where they
-/// are consecutive, else gathers).
+/// parameters, their arithmetic (as apply_params()). Indexed parameters read their table (value_tables())
+/// or buffer argument (value_args()) at `coord`, which a kernel must then give (a vector reads one entry
+/// where its lanes agree, one vector load where a padded table's are consecutive, else gathers).
 std::string convert_expr(const ReorderParams& p, const std::string& v, int width = 1, const CoordExpr& coord = nullptr);
 
 /// How a kernel indexes a per-index table on an axis: entry i holds the value of coordinate i - lower, and
@@ -89,10 +92,16 @@ struct TableShape {
   int64_t size = 0;
 };
 
-/// Program-scope __constant tables of the per-index parameters of `conv`, one per parameter, named after
-/// KERNEL_NAME (so kernels of one program, batch copies included, never share a name); "" when none.
-/// Indexed by coordinate, or as `shape(axis)` says.
+/// Program-scope __constant tables of the indexed constant parameters of `conv`, one per parameter, named
+/// after KERNEL_NAME (so kernels of one program, batch copies included, never share a name); "" when none.
+/// One value per index (ParamValues::one_per_index()) is indexed by coordinate, or as `shape(axis)` says;
+/// groups and rows hold their count() values, indexed by ParamValues::index() of clamped coordinates.
 std::string value_tables(const Conversion& conv, const std::function<TableShape(int axis)>& shape = nullptr);
+
+/// The kernel arguments of the parameters of `conv` from device buffers (ParamValues::from_buffer), each
+/// ", __global const float* restrict cr_values<n>" (int for zero points), in Param order: CR_VALUE_ARGS,
+/// which CR_REORDER_ARGS ends with; "" when none.
+std::string value_args(const Conversion& conv);
 
 /// Whether the arithmetic of `conv` divides (div, dst-scale).
 bool divides(const Conversion& conv);

@@ -156,7 +156,7 @@ class LanesReorder : public ReorderImpl {
       int64_t part = 0;
       for (const auto& [d, i] : {std::make_pair(&lp.word, word), std::make_pair(&lp.unit, unit), std::make_pair(&lp.rows, r)})
         if (d->axis == axis) part += i * d->weight;
-      return TableIndex{v, part};
+      return padded_coord(lp.perm, axis, v, part);
     };
     for (int64_t k0 = 0; k0 < words;) {
       int64_t n = lp.per_t;

@@ -229,7 +229,7 @@ class StagedReorder : public ReorderImpl {
                                       : convert_expr(p, raw, w, [&](int axis, int lane) {
                                           std::string v = "v" + num(axis);
                                           if (sp.loop.axis == axis) v = "(" + v + " + it * " + num(sp.loop.weight) + ")";
-                                          return TableIndex{v, tile_part.at({axis, first + lane})};
+                                          return padded_coord(sp.perm, axis, v, tile_part.at({axis, first + lane}));
                                         });
         body.push_back("const " + type + " " + var + " = g_ok ? " + load + " : (" + type + ")0;");
         if (w > 1 && std::find(widths.begin(), widths.end(), w) == widths.end()) widths.push_back(w);

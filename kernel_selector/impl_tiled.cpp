@@ -106,7 +106,7 @@ std::vector<int> masked_axes(const Permutation& perm, const Run& a, const Run& b
 // `along`: the run the lanes step through (one position each); when its inner digit holds whole vectors,
 // lane k's coordinate is lane 0's plus k times that digit's weight (which convert_expr() reads as one vector
 // load when the weight is 1).
-std::string convert_at(const ReorderParams& p, const std::string& v, int width, const Run& a, const Run& b,
+std::string convert_at(const ReorderParams& p, const Permutation& perm, const std::string& v, int width, const Run& a, const Run& b,
                        const std::function<std::pair<std::string, std::string>(int lane)>& pos, const Run* along = nullptr) {
   if (!p.conversion.per_index()) return (width > 1 ? "CONVERT_V(" : "CONVERT(") + v + ")";
   const bool linear = along && !along->digits.empty() && along->digits.front().extent % width == 0;
@@ -114,10 +114,10 @@ std::string convert_at(const ReorderParams& p, const std::string& v, int width, 
     if (linear) {
       const PermDigit& d = along->digits.front();
       const auto [ia, ib] = pos(0);
-      return TableIndex{tile_coord(axis, a, b, ia, ib), d.axis == axis ? lane * d.weight : 0};
+      return padded_coord(perm, axis, tile_coord(axis, a, b, ia, ib), d.axis == axis ? lane * d.weight : 0);
     }
     const auto [ia, ib] = pos(lane);
-    return TableIndex{tile_coord(axis, a, b, ia, ib)};
+    return padded_coord(perm, axis, tile_coord(axis, a, b, ia, ib));
   });
 }
 
@@ -133,7 +133,7 @@ std::vector<std::string> scalar_loops(const ReorderParams& p, const Permutation&
   // A is dense in the destination, so its destination offset is ia itself; likewise B's source offset is ib.
   std::string dst_i = "d_off + " + b.dst_offset("ib") + " + ia";
   std::string src_i = "s_off + " + (b_src_dense ? std::string("ib") : b.src_offset("ib")) + " + " + a.src_offset("ia");
-  const std::string value = convert_at(p, "src[" + src_i + "]", 1, a, b, [](int) { return std::make_pair("ia", "ib"); });
+  const std::string value = convert_at(p, perm, "src[" + src_i + "]", 1, a, b, [](int) { return std::make_pair("ia", "ib"); });
   std::string store = ok.empty() ? "dst[" + dst_i + "] = " + value + ";"
                                  : "dst[" + dst_i + "] = (" + join_and(ok) + ") ? " + value + " : (DST_T)0;";
   body.push_back(wr.empty() ? "    " + store : "    if (" + join_and(wr) + ") " + store);
@@ -211,7 +211,7 @@ std::vector<std::string> transpose_loops(const ReorderParams& p, const Permutati
       load = "(rd ? " + load + " : (" + st + V + ")(" + each + "))";
     }
     rows.push_back("r" + num(i));
-    const std::string value = convert_at(p, load, vec, a, b, [&](int lane) { return std::make_pair(row, "ib + " + num(lane)); }, &b);
+    const std::string value = convert_at(p, perm, load, vec, a, b, [&](int lane) { return std::make_pair(row, "ib + " + num(lane)); }, &b);
     body.push_back("    const " + dt + " " + rows.back() + " = (" + join_and(ok) + ") ? " + value + " : (" + dt + ")0;");
   }
   const TransposeNet net = transpose_network(cl_type(p.dst.data_type()), vec, rows, "t");
@@ -261,7 +261,7 @@ std::vector<std::string> row_loops(const ReorderParams& p, const Permutation& pe
   std::vector<std::string> body;
   body.push_back("for (IDX_T ib = 0; ib < " + num(b.length()) + "; ++ib) {");
   if (!wr.empty()) body.push_back("  if (!(" + join_and(wr) + ")) continue;");
-  const std::string load = convert_at(p, vload_expr(p.src.data_type(), vec, "src + s_off + " + b.src_offset("ib") + " + ia", src_packable),
+  const std::string load = convert_at(p, perm, vload_expr(p.src.data_type(), vec, "src + s_off + " + b.src_offset("ib") + " + ia", src_packable),
                                       vec, a, b, [](int lane) { return std::make_pair("ia + " + num(lane), std::string("ib")); }, &a);
   if (!ok.empty()) body.push_back("  const bool ok = " + join_and(ok) + ";");
   body.push_back("  for (IDX_T ia = 0; ia < " + num(a.length()) + "; ia += " + V + ") {");

@@ -63,13 +63,16 @@ int64_t divisor_at_least(int64_t n, int64_t need, int64_t cap) {
 std::vector<int> indexed_axes(const Conversion& conv) {
   std::vector<int> out;
   for (const ParamValues& v : conv.params)
-    if (v.present() && v.axis >= 0 && std::find(out.begin(), out.end(), v.axis) == out.end()) out.push_back(v.axis);
+    for (int axis : {v.axis, v.outer_axis})
+      if (v.present() && axis >= 0 && std::find(out.begin(), out.end(), axis) == out.end()) out.push_back(axis);
   return out;
 }
 
 std::string reject_tables(const Conversion& conv, const Permutation& perm) {
   int64_t entries = 0;
-  for (int ax : indexed_axes(conv)) entries += perm.axes[static_cast<size_t>(ax)].span;
+  for (const ParamValues& v : conv.params)
+    if (v.one_per_index()) entries += perm.axes[static_cast<size_t>(v.axis)].span;
+    else if (v.axis >= 0 && !v.from_buffer) entries += static_cast<int64_t>(v.values.size());
   if (entries <= static_cast<int64_t>(kMaxIndexedValues)) return "";
   return "the per-index tables over the padded axes would hold " + num(entries) + " values, more than " +
          num(static_cast<int64_t>(kMaxIndexedValues));
@@ -80,6 +83,11 @@ std::string padded_value_tables(const Conversion& conv, const Permutation& perm)
     const PermAxis& m = perm.axes[static_cast<size_t>(axis)];
     return TableShape{m.lower, m.span};
   });
+}
+
+TableIndex padded_coord(const Permutation& perm, int axis, const std::string& base, int64_t offset) {
+  const PermAxis& m = perm.axes[static_cast<size_t>(axis)];
+  return TableIndex{base, offset, m.lower, m.span};
 }
 
 Permutation make_permutation(const Layout& src, const Layout& dst, const std::vector<int>& tracked) {

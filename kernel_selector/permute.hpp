@@ -12,6 +12,8 @@
 
 namespace clreorder {
 
+struct TableIndex;  // codegen.hpp
+
 /// One digit of the iteration space.
 struct PermDigit {
   int axis = -1;            ///< logical axis it advances; -1 after merging digits of mask-free axes
@@ -59,16 +61,20 @@ struct Permutation {
 /// `tracked` are PermAxis::tracked.
 Permutation make_permutation(const Layout& src, const Layout& dst, const std::vector<int>& tracked = {});
 
-/// The logical axes the per-index parameters of `conv` are indexed by (each once).
+/// The logical axes the indexed parameters of `conv` read coordinates of (each once).
 std::vector<int> indexed_axes(const Conversion& conv);
 
-/// Why a kernel over `perm` cannot hold the per-index tables of `conv` over their axes' padded ranges
-/// (PermAxis::span entries each; more than kMaxIndexedValues in all), "" when it can.
+/// Why a kernel over `perm` cannot hold the constant tables of `conv`, one per index over their axes'
+/// padded ranges (PermAxis::span entries each), groups as they are (more than kMaxIndexedValues in all),
+/// "" when it can.
 std::string reject_tables(const Conversion& conv, const Permutation& perm);
 
 /// value_tables() of `conv` indexed by the padded coordinate v of `perm`'s axes (entries for padding lanes
 /// and for the iteration past a tail hold no value and are never stored), for kernels that follow v.
 std::string padded_value_tables(const Conversion& conv, const Permutation& perm);
+
+/// A lane's padded coordinate on `axis` of `perm` (v = base + offset), for convert_expr().
+TableIndex padded_coord(const Permutation& perm, int axis, const std::string& base, int64_t offset = 0);
 
 /// Product of the extents of `digits`.
 int64_t extent_product(const std::vector<PermDigit>& digits);

@@ -75,7 +75,8 @@ Jit reorder_jit(const ReorderParams& p, const std::string& prefix, KernelData& k
       .def("CONVERT(v)", p.conversion.per_index() && !coord ? "cr_per_index_needs_coordinates(v)" : convert_expr(p, "v", 1, coord))
       .def("CR_ZERO_PADDING", p.conversion.padding == Padding::zero ? "1" : "0")
       .def("CR_DIVIDES", divides(p.conversion) ? "1" : "0")
-      .def("CR_VALUE_TABLES", value_tables(p.conversion));
+      .def("CR_VALUE_TABLES", value_tables(p.conversion))
+      .def("CR_VALUE_ARGS", value_args(p.conversion));
   return jit;
 }
 

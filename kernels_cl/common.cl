@@ -350,13 +350,14 @@ CR_EACH_WIDTH(CR_CONVERSIONS_F64)
 #endif
 
 // The argument list every reorder kernel takes (the selector's contract, see KernelData): source and
-// destination buffers and their element offsets. SRC_T, DST_T and IDX_T come from each kernel's #defines.
+// destination buffers and their element offsets, then the buffers of run-time parameter values. SRC_T,
+// DST_T, IDX_T and CR_VALUE_ARGS come from each kernel's #defines.
 // CR_KERNEL, CR_ITEM_ARG and CR_WORK_ITEM make a reorder kernel a kernel of its own; a batch (reorder_batch.cl)
 // redefines them around its items, which become functions that take their work-item index as an argument.
 #define CR_KERNEL __kernel
 #define CR_ITEM_ARG
 #define CR_WORK_ITEM get_global_id(0)
-#define CR_REORDER_ARGS __global const SRC_T* restrict src, __global DST_T* restrict dst, ulong src_base, ulong dst_base CR_ITEM_ARG
+#define CR_REORDER_ARGS __global const SRC_T* restrict src, __global DST_T* restrict dst, ulong src_base, ulong dst_base CR_VALUE_ARGS CR_ITEM_ARG
 // Work-item `i` of `count` (the global size is rounded up, so the tail returns), buffers moved to their offsets.
 // src_wide / dst_wide: the source / destination base is 4-byte aligned, so loads / stores of 8- and 16-bit
 // elements may go as uints.

@@ -66,6 +66,7 @@ BenchResult bench_reorder(const Engine& engine, const Layout& src, const Layout&
     ReorderOptions opt;
     opt.force_impl = force;
     opt.conversion = conv;
+    opt.param_buffers = upload_param_values(ctx, conv);
     opt.wait = false;
     opt.policy = CompilePolicy::wait;  // time the selector's kernel, never the shape-agnostic one meanwhile
     for (int i = 0; i < 3; ++i) {  // warm-up: compile, first launch, page faults
@@ -113,7 +114,7 @@ BenchResult bench_reorder(const Engine& engine, const Layout& src, const Layout&
     const cl::Buffer plans = plans_buffer(ctx, kd);
     {
       LockedKernel k(h);
-      set_reorder_args(k.kernel, s, 0, d, 0, plans);
+      set_reorder_args(k.kernel, s, 0, d, 0, plans, opt.param_buffers);
     }
     for (int i = 0; i < n_enqueue; ++i) {
       double t0 = now_ms();

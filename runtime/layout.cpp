@@ -197,8 +197,21 @@ Param parse_param(const std::string& name) {
   throw Error("unknown parameter '" + name + "' (expected one of " + known + ")");
 }
 
+int64_t ParamValues::count(const Dims& dims) const {
+  if (axis < 0) return 1;
+  const int64_t groups = (dims[static_cast<size_t>(axis)] + group - 1) / group;
+  return outer_axis < 0 ? groups : groups * dims[static_cast<size_t>(outer_axis)];
+}
+
+int64_t ParamValues::index(const int64_t* coord, const Dims& dims) const {
+  if (axis < 0) return 0;
+  const int64_t g = coord[axis] / group;
+  return outer_axis < 0 ? g : coord[outer_axis] * ((dims[static_cast<size_t>(axis)] + group - 1) / group) + g;
+}
+
 bool ParamValues::operator==(const ParamValues& o) const {
-  return axis == o.axis && values.size() == o.values.size() &&
+  return axis == o.axis && group == o.group && outer_axis == o.outer_axis && from_buffer == o.from_buffer &&
+         values.size() == o.values.size() &&
          (values.empty() || std::memcmp(values.data(), o.values.data(), values.size() * sizeof(float)) == 0);
 }
 
@@ -208,6 +221,10 @@ bool Conversion::has_arithmetic() const {
 
 bool Conversion::per_index() const {
   return std::any_of(params.begin(), params.end(), [](const ParamValues& v) { return v.present() && v.axis >= 0; });
+}
+
+bool Conversion::from_buffers() const {
+  return std::any_of(params.begin(), params.end(), [](const ParamValues& v) { return v.from_buffer; });
 }
 
 std::string hex_float(float v) {
@@ -226,30 +243,43 @@ std::string Conversion::key() const {
     const ParamValues& v = param(p);
     if (!v.present()) continue;
     std::string text;
-    for (float f : v.values) text += (text.empty() ? "" : "/") + hex_float(f);
-    add(std::string(to_string(p)) + (v.axis >= 0 ? "@" + std::to_string(v.axis) : ""), text);
+    if (v.from_buffer) text = "buffer";
+    for (size_t i = 0; !v.from_buffer && i < v.values.size(); ++i) text += (i ? "/" : "") + hex_float(v.values[i]);
+    std::string where;
+    if (v.outer_axis >= 0) where += std::to_string(v.outer_axis) + "/";
+    if (v.axis >= 0) where += std::to_string(v.axis) + (v.group > 1 ? "g" + std::to_string(v.group) : "");
+    add(std::string(to_string(p)) + (where.empty() ? "" : "@" + where), text);
   }
   return out;
 }
 
 void check_params(const Conversion& conv, const Layout& dst) {
   size_t indexed = 0;
+  const std::string& axes = dst.format().axes();
+  auto axis_name = [&](int a) { return std::string(1, axes[static_cast<size_t>(a)]); };
   for (Param p : all_params()) {
     const ParamValues& v = conv.param(p);
     if (!v.present()) continue;
     const std::string what = std::string(to_string(p)) + " of " + dst.describe();
-    if (v.axis < -1 || v.axis >= dst.rank())
-      throw Error(what + ": axis " + std::to_string(v.axis) + " is not one of its " + std::to_string(dst.rank()) + " axes (" +
-                  dst.format().axes() + "; -1 for one value per tensor)");
-    if (v.axis < 0 && v.values.size() != 1)
-      throw Error(what + ": " + std::to_string(v.values.size()) + " values for the whole tensor (one, or one per index of an axis)");
-    if (v.axis >= 0) {
-      const int64_t dim = dst.dims()[static_cast<size_t>(v.axis)];
-      if (static_cast<int64_t>(v.values.size()) != dim)
-        throw Error(what + ": " + std::to_string(v.values.size()) + " values on axis " + dst.format().axes()[static_cast<size_t>(v.axis)] +
-                    " of extent " + std::to_string(dim) + " (one per index)");
-      indexed += v.values.size();
+    for (int a : {v.axis, v.outer_axis})
+      if (a < -1 || a >= dst.rank())
+        throw Error(what + ": axis " + std::to_string(a) + " is not one of its " + std::to_string(dst.rank()) + " axes (" + axes +
+                    "; -1 for one value per tensor)");
+    if (v.outer_axis >= 0 && (v.axis < 0 || v.outer_axis == v.axis))
+      throw Error(what + ": rows on axis " + axis_name(v.outer_axis) + " need groups along another axis (axis " +
+                  std::to_string(v.axis) + ")");
+    if (v.group < 1 || (v.axis < 0 && v.group != 1))
+      throw Error(what + ": group of " + std::to_string(v.group) + (v.axis < 0 ? " without an axis" : " (at least 1)"));
+    const int64_t count = v.count(dst.dims());
+    if (!(v.from_buffer && v.values.empty()) && static_cast<int64_t>(v.values.size()) != count) {
+      std::string shape = v.axis < 0 ? "for the whole tensor (one, or one per index of an axis)"
+                                     : "on axis " + axis_name(v.axis) + " of extent " + std::to_string(dst.dims()[static_cast<size_t>(v.axis)]);
+      if (v.group > 1) shape += " in groups of " + std::to_string(v.group);
+      if (v.outer_axis >= 0)
+        shape += " for each of the " + std::to_string(dst.dims()[static_cast<size_t>(v.outer_axis)]) + " indices of " + axis_name(v.outer_axis);
+      throw Error(what + ": " + std::to_string(v.values.size()) + " values " + shape + " (needs " + std::to_string(count) + ")");
     }
+    if (v.axis >= 0 && !v.from_buffer) indexed += v.values.size();
     // Checked on every reorder call: the message is made only for a value that fails.
     for (size_t i = 0; i < v.values.size(); ++i) {
       const float f = v.values[i];
@@ -263,7 +293,7 @@ void check_params(const Conversion& conv, const Layout& dst) {
   }
   if (indexed > kMaxIndexedValues)
     throw Error("the conversion into " + dst.describe() + " has " + std::to_string(indexed) + " per-index values, more than the " +
-                std::to_string(kMaxIndexedValues) + " a kernel holds in constant memory");
+                std::to_string(kMaxIndexedValues) + " a kernel holds in constant memory (pass them in a device buffer)");
 }
 
 Dims parse_dims(const std::string& text) {

@@ -290,13 +290,13 @@ void convert_element(DataType from, const void* src, DataType to, void* dst, con
   }
 }
 
-float apply_params(const Conversion& conv, float x, const int64_t* coord) {
+float apply_params(const Conversion& conv, float x, const int64_t* coord, const Dims& dims) {
   // One statement per operation: each result is rounded to f32 before the next (no contraction), as the
   // kernels evaluate it (kernels_cl/common.cl turns FP_CONTRACT off).
   for (Param p : all_params()) {
     const ParamValues& v = conv.param(p);
     if (!v.present()) continue;
-    const float a = v.values[v.axis < 0 ? 0 : static_cast<size_t>(coord[v.axis])];
+    const float a = v.values[static_cast<size_t>(v.index(coord, dims))];
     switch (operation_of(p)) {
       case '-': x = x - a; break;
       case '*': x = x * a; break;
@@ -337,6 +337,9 @@ void reference_reorder(const Layout& src, const void* src_data, const Layout& ds
   int64_t coord[8], scoord[8], off;
   const bool reshape = src.dims() != dst.dims(), arithmetic = conv.has_arithmetic();
   check_params(conv, dst);
+  for (Param q : all_params())
+    if (conv.param(q).from_buffer && conv.param(q).values.empty())
+      throw Error(std::string("the host reference needs the values of ") + to_string(q) + ", which a device buffer holds");
   for (int64_t p = 0; p < dp.digit_space; ++p) {
     bool owned = true;
     const bool valid = dp.decode(p, &off, coord, &owned);
@@ -356,7 +359,7 @@ void reference_reorder(const Layout& src, const void* src_data, const Layout& ds
       if (arithmetic) {
         float x;
         convert_element(src.data_type(), in, DataType::f32, &x, Conversion{});
-        x = apply_params(conv, x, coord);
+        x = apply_params(conv, x, coord, dst.dims());
         convert_element(DataType::f32, &x, dst.data_type(), out, conv);
       } else {
         convert_element(src.data_type(), in, dst.data_type(), out, conv);

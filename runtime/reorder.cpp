@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <condition_variable>
 #include <cstdlib>
 #include <deque>
@@ -453,12 +454,15 @@ void check_fits_device(const DeviceInfo& device, const Layout& layout) {
 }
 
 void set_reorder_args(cl::Kernel& kernel, const cl::Buffer& src, uint64_t src_base, const cl::Buffer& dst,
-                      uint64_t dst_base, const cl::Buffer& plans) {
+                      uint64_t dst_base, const cl::Buffer& plans, const std::array<cl::Buffer, kParams>& values) {
   kernel.setArg(0, src);
   kernel.setArg(1, dst);
   kernel.setArg(2, static_cast<cl_ulong>(src_base));
   kernel.setArg(3, static_cast<cl_ulong>(dst_base));
-  if (plans()) kernel.setArg(4, plans);
+  cl_uint next = 4;
+  for (const cl::Buffer& v : values)
+    if (v()) kernel.setArg(next++, v);
+  if (plans()) kernel.setArg(next, plans);
 }
 
 cl::Buffer plans_buffer(const cl::Context& context, const KernelData& kd) {
@@ -506,11 +510,34 @@ cl::Event launch(const cl::CommandQueue& queue, Dispatch& d, const std::vector<c
 // A reorder's kernel on its buffers, enqueued (everything checked and the kernel found already).
 cl::Event launch_reorder(const cl::CommandQueue& queue, Dispatch& d, const cl::Buffer& src, size_t src_offset,
                          const Layout& src_layout, const cl::Buffer& dst, size_t dst_offset, const Layout& dst_layout,
-                         const std::vector<cl::Event>& wait_list) {
+                         const std::vector<cl::Event>& wait_list, const std::array<cl::Buffer, kParams>& values) {
   return launch(queue, d, wait_list, [&](cl::Kernel& k) {
     set_reorder_args(k, src, src_offset / size_of(src_layout.data_type()), dst, dst_offset / size_of(dst_layout.data_type()),
-                     d.plans);
+                     d.plans, values);
   });
+}
+
+// Checks the buffers of the run-time parameter values (ReorderOptions::param_buffers): of the context,
+// readable, large enough, apart from the destination; none set for a constant.
+void check_value_buffers(const cl::Context& ctx, const ReorderOptions& opt, const Layout& dst_layout, const ByteRange& dst) {
+  for (Param q : all_params()) {
+    const ParamValues& pv = opt.conversion.param(q);
+    const cl::Buffer& b = opt.param_buffers[static_cast<size_t>(q)];
+    const std::string name = to_string(q);
+    if (!pv.from_buffer) {
+      if (b()) throw Error(name + " buffer is set, but the conversion does not take " + name + " from a buffer (from_buffer)");
+      continue;
+    }
+    const BufferFacts f = buffer_facts(ctx, b, name.c_str());
+    if (f.flags & CL_MEM_WRITE_ONLY) throw Error(name + " buffer was created CL_MEM_WRITE_ONLY: a kernel cannot read it");
+    const uint64_t count = static_cast<uint64_t>(pv.count(dst_layout.dims()));
+    if (f.size / 4 < count)
+      throw Error(name + " buffer holds " + std::to_string(f.size) + " bytes but " + std::to_string(count) + (is_zero_point(q) ? " i32" : " f32") +
+                  " values need " + std::to_string(count * 4));
+    if (f.root == dst.root && f.origin < dst.end && dst.begin < f.origin + count * 4)
+      throw Error(name + " buffer overlaps the destination (bytes [" + std::to_string(dst.begin) + ", " + std::to_string(dst.end) +
+                  ") of one buffer)");
+  }
 }
 
 // reorder() with the policy resolved (the call's, else the engine's or the default).
@@ -523,14 +550,15 @@ ReorderResult enqueue_reorder(const cl::CommandQueue& queue, const cl::Buffer& s
     check_params(opt.conversion, dst_layout);
     if (!queue()) throw Error("the command queue is null");
     const cl::Context ctx = queue.getInfo<CL_QUEUE_CONTEXT>();
-    check_disjoint(check_buffer(ctx, src, src_offset, src_layout, "source", false),
-                   check_buffer(ctx, dst, dst_offset, dst_layout, "destination", true));
+    const ByteRange dst_range = check_buffer(ctx, dst, dst_offset, dst_layout, "destination", true);
+    check_disjoint(check_buffer(ctx, src, src_offset, src_layout, "source", false), dst_range);
+    check_value_buffers(ctx, opt, dst_layout, dst_range);
     check_wait_list(ctx, opt.wait_list);
     std::shared_ptr<Dispatch> d = dispatch_for(queue, ctx, src_layout, dst_layout, opt.force_impl, policy, opt.conversion);
     ReorderResult res;
     res.impl = d->impl;
     res.entry = d->entry;
-    res.event = launch_reorder(queue, *d, src, src_offset, src_layout, dst, dst_offset, dst_layout, opt.wait_list);
+    res.event = launch_reorder(queue, *d, src, src_offset, src_layout, dst, dst_offset, dst_layout, opt.wait_list, opt.param_buffers);
     if (opt.wait) {
       res.event.wait();
       res.kernel_ms = profiled_ms(queue, res.event);
@@ -585,6 +613,10 @@ BatchResult enqueue_batch(const cl::CommandQueue& queue, const std::vector<Batch
     if (!queue()) throw Error("the command queue is null");
     const cl::Context ctx = queue.getInfo<CL_QUEUE_CONTEXT>();
     check_wait_list(ctx, opt.wait_list);
+    for (Param q : all_params())
+      if (opt.conversion.param(q).from_buffer || opt.param_buffers[static_cast<size_t>(q)]())
+        throw Error(std::string("a batch takes no parameter from a device buffer (") + to_string(q) +
+                    "): its items would share one; reorder them one by one");
     check_batch(ctx, items, opt.conversion);
     const cl::Device dev = queue.getInfo<CL_QUEUE_DEVICE>();
     const std::string force = opt.force_impl.empty() ? env_value("CLREORDER_FORCE_IMPL") : opt.force_impl;
@@ -665,7 +697,7 @@ BatchResult enqueue_batch(const cl::CommandQueue& queue, const std::vector<Batch
           const BatchItem& it = items[k];
           Dispatch& each = *l.each[k - first];
           events.push_back(launch_reorder(queue, each, it.src, it.src_offset, it.src_layout, it.dst, it.dst_offset,
-                                          it.dst_layout, opt.wait_list));
+                                          it.dst_layout, opt.wait_list, {}));
           res.impls.push_back(each.impl);
         }
         res.launches += n;
@@ -740,11 +772,32 @@ std::vector<uint8_t> reorder(const Engine& engine, const std::vector<uint8_t>& s
     if (!out.empty()) engine.queue().enqueueWriteBuffer(d, CL_TRUE, 0, out.size(), out.data());
     ReorderOptions o = opt;
     o.wait = true;
+    const std::array<cl::Buffer, kParams> uploaded = upload_param_values(engine.context(), o.conversion);
+    for (size_t q = 0; q < o.param_buffers.size(); ++q)
+      if (!o.param_buffers[q]()) o.param_buffers[q] = uploaded[q];
     ReorderResult r = reorder(engine, s, 0, src_layout, d, 0, dst_layout, o);
     engine.queue().enqueueReadBuffer(d, CL_TRUE, 0, out.size(), out.data());
     if (result) *result = r;
   } catch (...) {
     rethrow_cl(src_layout.describe() + " -> " + dst_layout.describe());
+  }
+  return out;
+}
+
+std::array<cl::Buffer, kParams> upload_param_values(const cl::Context& context, const Conversion& conv) {
+  std::array<cl::Buffer, kParams> out;
+  for (Param q : all_params()) {
+    const ParamValues& pv = conv.param(q);
+    if (!pv.from_buffer || pv.values.empty()) continue;
+    std::vector<float> f = pv.values;
+    std::vector<int32_t> z;
+    for (float v : f) {
+      if (is_zero_point(q) && !(std::nearbyint(v) == v && std::fabs(v) <= 0x1p31f - 128))
+        throw Error(std::string(to_string(q)) + " value " + hex_float(v) + " is not an i32 (zero points are)");
+      z.push_back(static_cast<int32_t>(v));
+    }
+    void* data = is_zero_point(q) ? static_cast<void*>(z.data()) : static_cast<void*>(f.data());
+    out[static_cast<size_t>(q)] = cl::Buffer(context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, f.size() * 4, data);
   }
   return out;
 }

@@ -201,6 +201,7 @@ inline std::string run_case(const Engine& e, const Case& c, const std::vector<ui
     opt.force_impl = force;
     opt.policy = CompilePolicy::wait;
     opt.conversion = c.conversion;
+    opt.param_buffers = upload_param_values(e.context(), c.conversion);
     reorder(e, s, src_off, c.src, d, dst_off, c.dst, opt);
   });
 }
@@ -221,10 +222,11 @@ inline std::string run_case_all(const Engine& e, const Case& c, bool random_bits
 inline std::string run_planned(const Engine& e, const Case& c, const KernelData& kd, size_t dst_off = 0, size_t src_off = 0) {
   const size_t de = size_of(c.dst.data_type()), se = size_of(c.src.data_type());
   const cl::Buffer plans = plans_buffer(e.context(), kd);
+  const std::array<cl::Buffer, kParams> values = upload_param_values(e.context(), c.conversion);
   for (const std::vector<uint8_t>& src : sources_for(c, true, 3)) {
     std::string err = check_launch(e, c, src, src_off * se, dst_off * de, [&](const cl::Buffer& s, const cl::Buffer& d) {
       LockedKernel k = ProgramCache::instance().kernel(e.context(), e.device(), kd.source);
-      set_reorder_args(k.kernel, s, src_off, d, dst_off, plans);
+      set_reorder_args(k.kernel, s, src_off, d, dst_off, plans, values);
       e.queue().enqueueNDRangeKernel(k.kernel, cl::NullRange, kd.global_range(), kd.local_range());
     });
     if (!err.empty()) return kd.impl + ": " + err;
@@ -281,6 +283,13 @@ inline Case converting(Case c, const Conversion& conv) {
   c.conversion = conv;
   c.label += " " + conv.key();
   return c;
+}
+
+/// `n` values first, first + step, first + 2 step, ... (parameters of the fused arithmetic).
+inline std::vector<float> ramp(size_t n, float first, float step) {
+  std::vector<float> v(n);
+  for (size_t k = 0; k < n; ++k) v[k] = first + step * static_cast<float>(k);
+  return v;
 }
 
 /// `c` with these parameters of the fused arithmetic set.

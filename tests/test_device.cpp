@@ -345,6 +345,88 @@ TEST(Device, FusedArithmeticOnEveryImplementation) {
   run_batch(*e, per_index, true);
 }
 
+// Issue 16's groups and run-time values: int4-style weight scales per group of G along i for every o, zero
+// points per o, requantization's and dequantization's grouped scales and zero points, mean values from a buffer beside constant
+// ones, groups along x for every f on data, and groups on padded destinations and a reshape (padding lanes
+// clamp their coordinates into the values: Oclgrind's sweep checks the reads). Every implementation forced
+// where it accepts, random bit patterns, bit for bit against the host reference; buffer values are
+// arguments, so cases of one structure share a kernel.
+TEST(Device, GroupedAndRunTimeParameters) {
+  REQUIRE_DEVICE(e);
+  using T = DataType;
+  auto F = [](const char* name) { return Format::parse(name); };
+  // Ramps that repeat (values(), zero points integral), so that neighbouring groups differ.
+  auto values = [](size_t n, float lo, float step, bool integral = false) {
+    std::vector<float> v = ramp(n, 0, 1);
+    for (float& x : v) x = integral ? lo + step * std::fmod(x, 7.0f) : lo + step * std::fmod(x, 11.0f);
+    return v;
+  };
+  auto grouped = [](std::vector<float> v, int axis, int64_t group, int outer, bool buffer) {
+    ParamValues p{std::move(v), axis, group, outer, buffer};
+    return p;
+  };
+  const std::vector<Case> cases = {
+      converting(make_case(F("oiyx"), F("os_is_yx_isv16_osv16"), {33, 17, 3, 3}, T::f32, T::i8),
+                 with_params({}, {{Param::dst_scale, grouped(values(33 * 3, 0.02f, 0.013f), 1, 8, 0, true)},
+                                  {Param::dst_zero_point, grouped(values(33, -3, 1, true), 0, 1, -1, true)}})),
+      converting(make_case(F("oiyx"), F("os_is_yx_osv16_isv4"), {32, 20, 3, 3}, T::i8, T::u8),
+                 with_params({}, {{Param::src_zero_point, grouped(values(32 * 5, -2, 1, true), 1, 4, 0, true)},
+                                  {Param::src_scale, grouped(values(32 * 5, 0.8f, 0.03f), 1, 4, 0, true)},
+                                  {Param::dst_zero_point, grouped({128}, -1, 1, -1, false)}})),
+      converting(make_case(F("os_is_yx_osv16_isv4"), F("oiyx"), {32, 20, 3, 3}, T::i8, T::f16),
+                 with_params({}, {{Param::src_zero_point, grouped(values(32 * 5, -2, 1, true), 1, 4, 0, true)},
+                                  {Param::src_scale, grouped(values(32 * 5, 0.01f, 0.003f), 1, 4, 0, true)}})),
+      converting(make_case(F("byxf"), F("b_fs_yx_fsv16"), {2, 19, 3, 5}, T::u8, T::f16),
+                 with_params({}, {{Param::sub, grouped(values(19, 100, 3.3f), 1, 1, -1, true)},
+                                  {Param::mul, grouped({0.75f}, -1, 1, -1, true)},
+                                  {Param::div, grouped(values(19, 50, 1.7f), 1, 1, -1, false)}})),
+      converting(make_case(F("bfyx"), F("b_fs_yx_fsv16"), {2, 19, 5, 8}, T::f32, T::f16),
+                 with_params({}, {{Param::mul, grouped(values(19 * 3, -2, 0.37f), 3, 3, 1, false)}})),
+      converting(make_case(F("bfyx"), F("bfyx"), {2, 3, 4, 16}, T::f32, T::i8, {}, {}, {1, 0, 1, 0}, {1, 1, 0, 0}),
+                 with_params({}, {{Param::src_scale, grouped(values(2 * 2, 0.5f, 0.25f), 2, 2, 0, false)},
+                                  {Param::dst_zero_point, grouped(values(2, 4, -3, true), 0, 1, -1, true)}})),
+      converting(case_of(Layout(F("bfyx"), T::f32, {2, 6, 4, 5}), Layout(F("bfzyx"), T::f16, {2, 6, 2, 2, 5})),
+                 with_params({}, {{Param::div, grouped(values(6 * 2, 1.5f, 0.5f), 4, 3, 1, true)}})),
+      // Per tensor from buffers only: the vector conversions without coordinates.
+      converting(make_case(F("bfyx"), F("b_fs_yx_fsv16"), {2, 19, 5, 8}, T::f32, T::i8),
+                 with_params(modes(Rounding::toward_zero, Overflow::wrap), {{Param::src_scale, grouped({0.37f}, -1, 1, -1, true)},
+                                                                            {Param::dst_zero_point, grouped({-7}, -1, 1, -1, true)}}))};
+  run_on_every_impl(*e, cases);
+
+  // The buffers are checked before anything runs, each named.
+  const Case& c = cases[0];
+  cl::Buffer s(e->context(), CL_MEM_READ_WRITE, static_cast<size_t>(c.src.bytes()));
+  cl::Buffer d(e->context(), CL_MEM_READ_WRITE, static_cast<size_t>(c.dst.bytes()));
+  ReorderOptions opt;
+  opt.conversion = c.conversion;
+  opt.policy = CompilePolicy::wait;
+  auto fails = [&](const ReorderOptions& o) {
+    try {
+      reorder(*e, s, 0, c.src, d, 0, c.dst, o);
+    } catch (const std::exception& x) {
+      return std::string(x.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_NE(fails(opt).find("dst-scale buffer is null"), std::string::npos) << fails(opt);
+  opt.param_buffers = upload_param_values(e->context(), opt.conversion);
+  opt.param_buffers[static_cast<size_t>(Param::dst_scale)] = cl::Buffer(e->context(), CL_MEM_READ_ONLY, 98 * 4);
+  EXPECT_NE(fails(opt).find("dst-scale buffer holds 392 bytes but 99 f32 values need 396"), std::string::npos) << fails(opt);
+  opt.param_buffers[static_cast<size_t>(Param::dst_scale)] = d;
+  EXPECT_NE(fails(opt).find("dst-scale buffer overlaps the destination"), std::string::npos) << fails(opt);
+  opt.param_buffers = upload_param_values(e->context(), opt.conversion);
+  opt.param_buffers[static_cast<size_t>(Param::sub)] = s;
+  EXPECT_NE(fails(opt).find("sub buffer is set, but the conversion does not take sub from a buffer"), std::string::npos) << fails(opt);
+  opt.param_buffers[static_cast<size_t>(Param::sub)] = cl::Buffer();
+  EXPECT_EQ(fails(opt), "no error");
+  try {
+    reorder_batch(*e, {BatchItem{s, 0, c.src, d, 0, c.dst}}, opt);
+    ADD_FAILURE() << "a batch took run-time values";
+  } catch (const std::exception& x) {
+    EXPECT_NE(std::string(x.what()).find("a batch takes no parameter from a device buffer (dst-scale)"), std::string::npos) << x.what();
+  }
+}
+
 TEST(Device, PaddedSourcesAndDestinations) {
   REQUIRE_DEVICE(e);
   std::vector<Case> cases;

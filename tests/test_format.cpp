@@ -551,6 +551,43 @@ TEST(Arithmetic, BadParametersAreNamed) {
   EXPECT_NE(error_of([&] { reference_reorder(wide, nullptr, wide, nullptr, c); }).find("more than the 8192"), std::string::npos);
 }
 
+// Issue 16's groups: int4 LLM weights' scales, one per group of G consecutive input channels for every output
+// channel (row-major: o, then the group), the last group short; worked out by hand on a 2 x 5 matrix.
+TEST(Arithmetic, GroupsAlongOneAxisForEveryIndexOfAnother) {
+  const Layout s(format_from_name("oiyx"), DataType::i8, {2, 5, 1, 1}), d(format_from_name("oiyx"), DataType::f32, {2, 5, 1, 1});
+  Conversion c;
+  c.param(Param::src_scale) = {{1, 10, 100, 2, 20, 200}, 1, 2, 0};  // groups {0,1} {2,3} {4} of i, rows o
+  c.param(Param::src_zero_point) = {{1, -1}, 0};                    // per o
+  EXPECT_EQ(c.param(Param::src_scale).count(d.dims()), 6);
+  const std::vector<int8_t> in = {1, 2, 3, 4, 5, 1, 2, 3, 4, 5};
+  std::vector<float> out(10);
+  reference_reorder(s, in.data(), d, out.data(), c);
+  EXPECT_EQ(out, (std::vector<float>{0, 1, 20, 30, 400, 4, 6, 80, 100, 1200}));
+  // The key says rows, axis and group; a run-time parameter's key has no values (one kernel serves any).
+  EXPECT_EQ(c.key().substr(0, 25), "src-zero-point@0=0x1p+0/-");
+  EXPECT_NE(c.key().find("src-scale@0/1g2=0x1p+0/0x1.4p+3/"), std::string::npos) << c.key();
+  Conversion b = c;
+  b.param(Param::src_scale).from_buffer = true;
+  EXPECT_NE(b.key().find("src-scale@0/1g2=buffer"), std::string::npos) << b.key();
+  EXPECT_NE(b, c);
+  // The host reference needs the values a buffer holds on the device.
+  b.param(Param::src_scale).values.clear();
+  check_params(b, d);
+  EXPECT_NE(error_of([&] { reference_reorder(s, in.data(), d, out.data(), b); }).find("the host reference needs the values of src-scale"),
+            std::string::npos);
+  auto error = [&](ParamValues v) {
+    Conversion e;
+    e.param(Param::dst_scale) = std::move(v);
+    return error_of([&] { check_params(e, d); });
+  };
+  EXPECT_NE(error({{1, 2, 3}, 1, 2, 0}).find("dst-scale of oiyx f32 2x5x1x1: 3 values on axis i of extent 5 in groups of 2 for each of the 2 indices of o (needs 6)"),
+            std::string::npos) << error({{1, 2, 3}, 1, 2, 0});
+  EXPECT_NE(error({{1, 2}, 1, 0}).find("group of 0 (at least 1)"), std::string::npos);
+  EXPECT_NE(error({{1, 2}, 0, 1, 0}).find("rows on axis o need groups along another axis"), std::string::npos);
+  EXPECT_NE(error({{1}, -1, 2}).find("group of 2 without an axis"), std::string::npos);
+  EXPECT_NE(error({{1, 2}, 1, 1, 7}).find("axis 7 is not one of its 4 axes"), std::string::npos);
+}
+
 TEST(Pattern, IsTheLogicalIndexWithZeroPadding) {
   Layout l = L("b_fs_yx_fsv16", {2, 3, 2, 2}, {}, {}, DataType::i32);
   std::vector<uint8_t> buf = make_pattern(l);

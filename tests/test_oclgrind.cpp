@@ -85,6 +85,20 @@ std::vector<Sweep> sweep_cases() {
                   with_params({}, {{Param::src_scale, {{0.5f, 2, 3, 4, 5, 6, 7}, 3}}, {Param::sub, {{1, 2, 3, 4, 5, 6, 7, 8}, 1}}})), 0, 0},
       {converting(make_case(F("bfyx"), F("byxf"), {3, 4, 1, 17}, T::f16, T::f16),
                   with_params({}, {{Param::mul, {{1.5f, -2, 0.25f, 3}, 1}}})), 0, 0},
+      // Groups along one axis for every index of another, constants or from buffers (exactly their values'
+      // size): weights' tails on both block axes, destination padding (lanes that clamp their coordinates),
+      // lanes' picked words, staged's tiles.
+      {converting(make_case(F("oiyx"), F("os_is_yx_isv16_osv16"), {33, 17, 3, 3}, T::f32, T::i8),
+                  with_params({}, {{Param::dst_scale, ParamValues{ramp(33 * 3, 0.02f, 0.01f), 1, 8, 0}}})), 0, 1},
+      {converting(make_case(F("bfyx"), F("b_fs_yx_fsv16"), {2, 19, 3, 5}, T::f32, T::f16, {}, {}, {0, 0, 1, 0}, {0, 0, 0, 1}),
+                  with_params({}, {{Param::sub, ParamValues{ramp(19, 1, 1), 1, 1, -1, true}},
+                                   {Param::src_scale, ParamValues{{0.5f}, -1, 1, -1, true}},
+                                   {Param::mul, ParamValues{ramp(19 * 3, -2, 0.37f), 3, 2, 1, true}}})), 0, 1},
+      {converting(make_case(F("oiyx"), F("os_is_yx_osv16_isv4"), {32, 20, 3, 3}, T::i8, T::u8),
+                  with_params({}, {{Param::src_scale, ParamValues{ramp(32 * 5, 0.8f, 0.03f), 1, 4, 0, true}},
+                                   {Param::dst_zero_point, ParamValues{{128}, -1}}})), 0, 2},
+      {converting(make_case(F("bfyx"), F("b_fs_yx_fsv4"), {2, 8, 7, 7}, T::i8, T::i8),
+                  with_params({}, {{Param::src_scale, ParamValues{ramp(8 * 3, 0.5f, 0.125f), 3, 3, 1}}})), 0, 0},
       // Padding kept (issue 16): tails inside the vector rows (stored lane by lane), padding on the grid axes.
       {converting(make_case(F("bfyx"), F("b_fs_yx_fsv16"), {2, 19, 3, 8}, T::f32, T::f16, {}, {}, {0, 0, 1, 0}, {0, 0, 0, 1}),
                   modes(Rounding::nearest_even, Overflow::saturate, Padding::keep)), 0, 1},
@@ -216,6 +230,9 @@ TEST(Sweep, ShapeAgnosticKernelOnEveryFamily) {
                   with_params({}, {{Param::sub, {{1.5f}, -1}}, {Param::div, {{3}, -1}}})), 0, 1},
       {converting(make_case(F("b_fs_yx_fsv16"), F("bfyx"), {2, 19, 2, 3}, T::f32, T::i8, {0, 16, 0, 1}),
                   with_params({}, {{Param::dst_scale, {{0.5f, 0.25f}, 0}}, {Param::dst_zero_point, {{2}, -1}}})), 1, 0},
+      {converting(make_case(F("bfyx"), F("b_fs_yx_fsv16"), {2, 19, 3, 2}, T::u8, T::f16, {}, {}, {0, 1, 1, 0}, {0, 0, 1, 1}),
+                  with_params({}, {{Param::src_zero_point, ParamValues{ramp(15, -3, 1), 1, 4, 2, true}},
+                                   {Param::div, ParamValues{ramp(5, 2, 1), 1, 4, -1, false}}})), 1, 0},
       // A padded innermost axis longer than a work-item's piece in both tunings (64 and 1024): pieces with
       // padding before the first and after the last, and a short last piece.
       {make_case(F("bfyx"), F("bfyx"), {1, 2, 1, 1100}, T::u8, T::f32, {}, {}, {0, 0, 0, 3}, {0, 1, 0, 2}), 0, 0},
@@ -264,6 +281,7 @@ namespace {
 int run_batches(const Engine& e, const std::vector<Sweep>& cases, const DeviceInfo& dev, const std::string& impl, size_t* items) {
   std::vector<const Sweep*> accepted;
   for (const Sweep& s : cases) {
+    if (s.c.conversion.from_buffers()) continue;  // a batch takes no run-time values
     const ReorderImpl* chosen = impl.empty() ? nullptr : KernelSelector::instance().find(impl);
     if (!chosen || chosen->reject(ReorderParams{s.c.src, s.c.dst, dev, s.c.conversion}).empty()) accepted.push_back(&s);
   }

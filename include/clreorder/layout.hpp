@@ -47,6 +47,9 @@ enum class Overflow { saturate, wrap };
 /// for speed). Bytes the layout does not own (gaps of strided views, other TPU tensors) are never written.
 enum class Padding { zero, keep };
 
+/// Logical dims, coordinates and paddings, in the canonical axis order of the format.
+using Dims = std::vector<int64_t>;
+
 /// One value of the arithmetic a reorder fuses into its pass (oneDNN's quantization, OpenVINO's mean modes),
 /// in the order they apply: see Conversion::params.
 enum class Param { src_zero_point, sub, src_scale, mul, div, dst_scale, dst_zero_point };
@@ -62,14 +65,31 @@ char operation_of(Param p);
 /// Whether it is a zero point (an integer).
 bool is_zero_point(Param p);
 
-/// One parameter of the fused arithmetic: absent (no values), one value for the whole tensor (axis -1), or one
-/// value per index of the destination's logical axis `axis` (canonical position: per channel).
+/// One parameter of the fused arithmetic: absent, one value for the whole tensor, one value per index of one
+/// of the destination's logical axes (per channel), or one per group of `group` consecutive indices of that
+/// axis for each index of another (int4 LLM weights: groups of 32 to 128 along i for every o). The values
+/// are constants the kernel is compiled with, or arrive at run time in a device buffer (`from_buffer`: one
+/// kernel then serves every set of values, and a weight's scales can come from another kernel).
 struct ParamValues {
-  std::vector<float> values;  ///< empty: absent
-  int axis = -1;              ///< -1: per tensor (one value); else the axis the values are indexed by
+  /// The values, row-major over (index of `outer_axis`, group of `axis`): count() of them. Empty and not
+  /// from_buffer: absent. With from_buffer they serve only the host reference (which needs them).
+  std::vector<float> values;
+  int axis = -1;        ///< -1: per tensor (one value); else the canonical axis the values are indexed by
+  int64_t group = 1;    ///< consecutive indices of `axis` that share one value (the last group may be short)
+  int outer_axis = -1;  ///< the axis each group's row repeats for (one row per index), or -1: one row
+  /// The kernel reads the values from a device buffer at run time (ReorderOptions::param_buffers): count()
+  /// f32 (scales, sub, mul, div) or i32 (zero points, as oneDNN's), used as they are (no checks on device).
+  bool from_buffer = false;
   /// Whether the parameter takes part.
-  bool present() const { return !values.empty(); }
-  /// Whether two parameters are the same values on the same axis (bit for bit: -0 and 0 differ).
+  bool present() const { return !values.empty() || from_buffer; }
+  /// Whether it is one constant per index of `axis` (no groups, no rows, not from a buffer): the specialised
+  /// kernels pad such a table to their padded coordinates and read consecutive lanes as one vector.
+  bool one_per_index() const { return axis >= 0 && group == 1 && outer_axis < 0 && !from_buffer; }
+  /// The number of values on a destination of logical dims `dims`.
+  int64_t count(const Dims& dims) const;
+  /// The index into the values of the element at logical coordinate `coord` (within `dims`).
+  int64_t index(const int64_t* coord, const Dims& dims) const;
+  /// Whether two parameters are the same values on the same axes (bit for bit: -0 and 0 differ).
   bool operator==(const ParamValues& o) const;
 };
 
@@ -95,11 +115,14 @@ struct Conversion {
   ParamValues& param(Param p) { return params[static_cast<size_t>(p)]; }
   /// Whether any parameter is present (the elements go through f32 arithmetic).
   bool has_arithmetic() const;
-  /// Whether any present parameter has one value per index of an axis (kernels need each element's coordinate).
+  /// Whether any present parameter has values indexed by an axis (kernels need each element's coordinate).
   bool per_index() const;
+  /// Whether any present parameter comes from a device buffer (the kernel takes them as arguments).
+  bool from_buffers() const;
   /// Text for cache keys and messages: "" for the default, else "round=toward-zero,overflow=wrap,padding=keep"
-  /// and parameters as "src-scale=0x1p-3" or "sub@1=0x1.ecp+6/0x1.d1p+6/..." (axis, then every value, exact),
-  /// the fields that differ from the default.
+  /// and parameters as "src-scale=0x1p-3", "sub@1=0x1.ecp+6/0x1.d1p+6/..." (axis, then every value, exact),
+  /// "src-scale@0/1g128=..." (rows on axis 0, groups of 128 along axis 1) or "src-scale@1=buffer" (run-time
+  /// values: the kernel does not depend on them), the fields that differ from the default.
   std::string key() const;
   /// Whether two conversions write the same bytes.
   bool operator==(const Conversion& o) const {
@@ -126,8 +149,6 @@ std::string hex_float(float v);
 /// Parses a Param's option name ("src-scale", "sub", ...); throws naming the value otherwise.
 Param parse_param(const std::string& name);
 
-/// Logical dims, coordinates and paddings, in the canonical axis order of the format.
-using Dims = std::vector<int64_t>;
 
 /// One digit of the plan: the dim index it reads, how, and where it lands in memory.
 /// b_fs_yx_fsv16, dims (1,32,7,7): digits b, f/16, y, x, f%16 with strides 1568, 784, 112, 16, 1.
@@ -248,8 +269,9 @@ std::string named_equivalent(const Layout& l);
 Layout preserve_format(const Layout& in, DataType type);
 
 /// Throws, naming the parameter, its values and the layout, unless `conv`'s parameters fit a reorder into
-/// `dst`: every value finite, zero points integral, no zero divisor (div, dst-scale), one value per tensor or
-/// exactly dims[axis] values on an axis of `dst`, and at most kMaxIndexedValues values per index in all.
+/// `dst`: axes of `dst` (the outer one other than the grouped one, and only with it), a group of at least 1,
+/// exactly count() values (or none, from a buffer), every value finite, zero points integral, no zero
+/// divisor (div, dst-scale), and at most kMaxIndexedValues indexed constants in all (more go in a buffer).
 void check_params(const Conversion& conv, const Layout& dst);
 
 /// Most per-index values one reorder takes in all: the kernels hold them in __constant memory, of which

@@ -47,7 +47,7 @@ void convert_element(DataType from, const void* src, DataType to, void* dst, con
 /// The fused arithmetic of `conv` (Conversion::params) on the f32 value `x` of the destination element at
 /// logical coordinate `coord`: each operation rounded to f32 in the documented order; a NaN result is
 /// 0x7fc00000.
-float apply_params(const Conversion& conv, float x, const int64_t* coord);
+float apply_params(const Conversion& conv, float x, const int64_t* coord, const Dims& dims);
 
 /// Reorders `src` (src.bytes() bytes) into `dst` (dst.bytes() bytes) converting by `conv`: every destination
 /// element the layout owns is written, padding with zero (or, with Padding::keep, left as it was). Throws when the logical shapes differ.

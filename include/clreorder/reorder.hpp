@@ -2,6 +2,7 @@
 // comes from the kernel selector and the program cache, so a repeated reorder compiles nothing.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -29,6 +30,11 @@ struct ReorderOptions {
   /// How values round and overflow on the way to the destination's type, and what padding gets (every
   /// item's, in a batch).
   Conversion conversion;
+  /// Indexed by Param: the device buffers of the parameters the conversion takes from one
+  /// (ParamValues::from_buffer), each of the queue's context, readable, holding at least count() values
+  /// (f32, i32 for zero points) from its start, and apart from the destination; null for the others. The
+  /// kernel reads them when it runs: a caller keeps them unchanged until the reorder's event completes.
+  std::array<cl::Buffer, kParams> param_buffers;
 };
 
 /// What a reorder did.
@@ -96,20 +102,29 @@ BatchResult reorder_batch(const Engine& engine, const std::vector<BatchItem>& it
 
 /// Convenience, blocking: host bytes in (src_layout.bytes() of them), host bytes out (dst_layout.bytes()). The
 /// destination starts as `dst_init` (dst_layout.bytes() of them) when given, else as zeros, so the bytes the
-/// layout does not own (gaps between strided elements) come back as they were.
+/// layout does not own (gaps between strided elements) come back as they were. Parameters from a buffer
+/// whose values are given (and whose buffer is not) have their values uploaded into one.
 std::vector<uint8_t> reorder(const Engine& engine, const std::vector<uint8_t>& src, const Layout& src_layout,
                              const Layout& dst_layout, const ReorderOptions& opt = {}, ReorderResult* result = nullptr,
                              const std::vector<uint8_t>* dst_init = nullptr);
+
+/// Read-only buffers of `context` holding the values of the parameters of `conv` taken from a buffer
+/// (ParamValues::from_buffer) as a kernel reads them (f32, i32 for zero points), for
+/// ReorderOptions::param_buffers; null for the others, and where no values are given.
+std::array<cl::Buffer, kParams> upload_param_values(const cl::Context& context, const Conversion& conv);
 
 /// Throws naming the layout, its bytes and the device when the layout needs a larger buffer than the
 /// device can allocate (CL_DEVICE_MAX_MEM_ALLOC_SIZE).
 void check_fits_device(const DeviceInfo& device, const Layout& layout);
 
 /// Sets the arguments every generated reorder kernel takes (CR_REORDER_ARGS in kernels_cl/common.cl):
-/// source and destination buffers and their offsets in elements, and for a shape-agnostic kernel its plans
-/// table (plans_buffer()). The caller holds the kernel's lock.
+/// source and destination buffers and their offsets in elements, the buffers of run-time parameter values
+/// (`values` as ReorderOptions::param_buffers: set exactly for the parameters the kernel's conversion takes
+/// from a buffer), and for a shape-agnostic kernel its plans table (plans_buffer()). The caller holds the
+/// kernel's lock.
 void set_reorder_args(cl::Kernel& kernel, const cl::Buffer& src, uint64_t src_base, const cl::Buffer& dst,
-                      uint64_t dst_base, const cl::Buffer& plans = cl::Buffer());
+                      uint64_t dst_base, const cl::Buffer& plans = cl::Buffer(),
+                      const std::array<cl::Buffer, kParams>& values = {});
 
 /// The plans table of a shape-agnostic kernel as a read-only buffer of `context`; a null buffer when `kd`
 /// has none.
