@@ -3,6 +3,7 @@
 #include "clreorder/clreorder.h"
 
 #include <algorithm>
+#include <array>
 #include <cstring>
 #include <new>
 #include <string>
@@ -23,6 +24,7 @@ struct clreorder_layout_t {
 
 struct clreorder_attr_t {
   clreorder::Conversion conversion;
+  std::array<cl::Buffer, clreorder::kParams> buffers;  // clreorder_attr_set_param_buffer()'s, retained
 };
 
 namespace {
@@ -206,13 +208,43 @@ clreorder_status clreorder_attr_set_padding(clreorder_attr attr, const char* pol
 
 clreorder_status clreorder_attr_set_param(clreorder_attr attr, const char* name, const float* values, size_t count,
                                           int axis) {
+  return clreorder_attr_set_param_groups(attr, name, values, count, axis, 1, -1);
+}
+
+clreorder_status clreorder_attr_set_param_groups(clreorder_attr attr, const char* name, const float* values, size_t count,
+                                                 int axis, int64_t group, int outer_axis) {
   CR_REQUIRE(attr);
   CR_REQUIRE(name);
   CR_REQUIRE(values || count == 0);
   return guarded(__func__, [&] {
-    clreorder::ParamValues& pv = attr->conversion.param(clreorder::parse_param(name));
+    const clreorder::Param q = clreorder::parse_param(name);
+    clreorder::ParamValues pv;
     pv.values.assign(values, values + count);
-    pv.axis = count ? axis : -1;
+    if (count) {
+      pv.axis = axis;
+      pv.group = group;
+      pv.outer_axis = outer_axis;
+    }
+    attr->conversion.param(q) = std::move(pv);
+    attr->buffers[static_cast<size_t>(q)] = cl::Buffer();
+  });
+}
+
+clreorder_status clreorder_attr_set_param_buffer(clreorder_attr attr, const char* name, cl_mem buffer, int axis,
+                                                 int64_t group, int outer_axis) {
+  CR_REQUIRE(attr);
+  CR_REQUIRE(name);
+  return guarded(__func__, [&] {
+    const clreorder::Param q = clreorder::parse_param(name);
+    clreorder::ParamValues pv;
+    if (buffer) {
+      pv.from_buffer = true;
+      pv.axis = axis;
+      pv.group = group;
+      pv.outer_axis = outer_axis;
+    }
+    attr->conversion.param(q) = std::move(pv);
+    attr->buffers[static_cast<size_t>(q)] = callers_buffer(buffer);
   });
 }
 
@@ -234,6 +266,7 @@ clreorder_status clreorder_reorder_attr(clreorder_context context, cl_mem src, s
   return guarded(__func__, [&] {
     clreorder::ReorderOptions opt;
     opt.conversion = conversion_of(attr);
+    if (attr) opt.param_buffers = attr->buffers;
     for (cl_uint i = 0; i < num_events; ++i) opt.wait_list.emplace_back(wait_list[i], true);
     const cl::Buffer s = callers_buffer(src), d = callers_buffer(dst);
     clreorder::ReorderResult r =
@@ -259,6 +292,7 @@ clreorder_status clreorder_reorder_batch_attr(clreorder_context context, size_t 
   return guarded(__func__, [&] {
     clreorder::ReorderOptions opt;
     opt.conversion = conversion_of(attr);
+    if (attr) opt.param_buffers = attr->buffers;  // refused: a batch takes no run-time values
     for (cl_uint i = 0; i < num_events; ++i) opt.wait_list.emplace_back(wait_list[i], true);
     std::vector<clreorder::BatchItem> list;
     for (size_t i = 0; i < count; ++i) {

@@ -212,6 +212,28 @@ int main(void) {
                  "2 values on axis f of extent 3");
     CHECK(clEnqueueReadBuffer(queue, out, CL_TRUE, 0, sizeof lanes, lanes, 0, NULL, NULL) == CL_SUCCESS);
     CHECK(lanes[0] == -7.0f);
+    /* Groups: x * mul, one value per group of 2 features (f 0-1, then f 2) for each x; then the same values,
+     * and a zero point of 5, from device buffers (i32 for the zero point); a batch refuses them. */
+    const float groups[4] = {1, 2, 3, 4};
+    const int32_t five = 5;
+    CHECK(clreorder_attr_set_param(keep, "sub", NULL, 0, 1) == CLREORDER_SUCCESS);
+    CHECK(clreorder_attr_set_param_groups(keep, "mul", groups, 4, 1, 2, 3) == CLREORDER_SUCCESS);
+    CHECK(clreorder_reorder_attr(ctx, in, 0, plain, out, 0, blocked, keep, 0, NULL, NULL) == CLREORDER_SUCCESS);
+    CHECK(clEnqueueReadBuffer(queue, out, CL_TRUE, 0, sizeof lanes, lanes, 0, NULL, NULL) == CL_SUCCESS);
+    CHECK(lanes[0] == 1 && lanes[1] == 3 && lanes[2] == 10 && lanes[16] == 6 && lanes[17] == 12 && lanes[18] == 24);
+    cl_mem mul = clCreateBuffer(cl_ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, sizeof groups, (void*)groups, &err);
+    cl_mem zp = clCreateBuffer(cl_ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, sizeof five, (void*)&five, &err);
+    CHECK(err == CL_SUCCESS);
+    CHECK(clreorder_attr_set_param_buffer(keep, "mul", mul, 1, 2, 3) == CLREORDER_SUCCESS);
+    CHECK(clreorder_attr_set_param_buffer(keep, "dst-zero-point", zp, -1, 1, -1) == CLREORDER_SUCCESS);
+    clReleaseMemObject(mul); /* the attribute holds its own reference */
+    clReleaseMemObject(zp);
+    CHECK(clreorder_reorder_attr(ctx, in, 0, plain, out, 0, blocked, keep, 0, NULL, NULL) == CLREORDER_SUCCESS);
+    CHECK(clEnqueueReadBuffer(queue, out, CL_TRUE, 0, sizeof lanes, lanes, 0, NULL, NULL) == CL_SUCCESS);
+    CHECK(lanes[0] == 6 && lanes[1] == 8 && lanes[2] == 15 && lanes[16] == 11 && lanes[17] == 17 && lanes[18] == 29);
+    clreorder_batch_item item = {in, 0, plain, out, 0, blocked};
+    EXPECT_ERROR(clreorder_reorder_batch_attr(ctx, 1, &item, keep, 0, NULL, NULL, NULL), CLREORDER_INVALID_VALUE,
+                 "a batch takes no parameter from a device buffer (mul)");
     clReleaseMemObject(in);
     clReleaseMemObject(out);
     clreorder_attr_release(keep);

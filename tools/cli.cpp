@@ -151,7 +151,9 @@ void add_layout_options(Args& a, bool device = true, bool required = true) {
       .value("div", "V|V0,V1,..|@FILE", "then divided by (a list or a file of raw f32: per index of the feature axis f)")
       .value("dst-scale", "S|S0,S1,..|@FILE", "then divided by (a list or a file of raw f32: per index of --quant-axis)")
       .value("dst-zero-point", "Z|Z0,Z1,..|@FILE", "added last, before the conversion to the destination type (integers; a list or a file of raw i32: per index of --quant-axis)")
-      .value("quant-axis", "AXIS", "the axis letter (of the destination format) the scale and zero-point lists are per index of")
+      .value("quant-axis", "[O,]A", "the axis letter (of the destination format) the scale and zero-point lists are per index of; O,A: one row of A's values (or groups) for each index of O")
+      .value("quant-group", "G", "scales and zero points per group of G consecutive indices of --quant-axis's A (the last group may be short)")
+      .flag("param-buffers", "pass the parameters' values to the kernel in device buffers instead of compiling them in (one kernel for any values; automatic past 8192 indexed values)")
       .value("impl", "NAME", "force an implementation (see `source`)");
   add_side_options(a, "src-", "source ");
   add_side_options(a, "dst-", "destination ");
@@ -446,14 +448,26 @@ int axis_of(const Layout& dst, const std::string& letter, const std::string& key
 std::vector<uint8_t> read_exact(const std::string& path, size_t need, const std::string& option, const std::string& what);
 
 // --round, --overflow, --padding and the arithmetic's parameters (the defaults when absent): a list of
-// values, or @FILE (raw f32, i32 for zero points, in this machine's byte order: one per index), is per index
-// of --quant-axis (scales, zero points) or of the feature axis f (sub, mul, div) of `dst`.
+// values, or @FILE (raw f32, i32 for zero points, in this machine's byte order), is per index of the feature
+// axis f (sub, mul, div) or of --quant-axis (scales, zero points: "A", or "O,A" for a row per index of O),
+// in groups of --quant-group along A; --param-buffers (or more indexed values than a kernel holds) passes
+// them in device buffers.
 Conversion conversion_from(const Args& a, const Layout& dst) {
   Conversion conv;
   if (a.has("round")) conv.rounding = parse_rounding(a.get("round"));
   if (a.has("overflow")) conv.overflow = parse_overflow(a.get("overflow"));
   if (a.has("padding")) conv.padding = parse_padding(a.get("padding"));
+  int quant_axis = -1, quant_outer = -1;
+  if (a.has("quant-axis")) {
+    const std::string text = a.get("quant-axis");
+    const size_t comma = text.find(',');
+    quant_axis = axis_of(dst, comma == std::string::npos ? text : text.substr(comma + 1), "--quant-axis");
+    if (comma != std::string::npos) quant_outer = axis_of(dst, text.substr(0, comma), "--quant-axis's row axis");
+  }
+  const int64_t group = a.count("quant-group", 1, 1, int64_t(1) << 40);
+  if (a.has("quant-group") && !a.has("quant-axis")) throw Error("--quant-group " + a.get("quant-group") + " without --quant-axis");
   bool listed = false;
+  size_t indexed = 0;
   for (Param q : all_params()) {
     const std::string key = to_string(q), text = a.get(key);
     if (!a.has(key)) continue;
@@ -465,17 +479,22 @@ Conversion conversion_from(const Args& a, const Layout& dst) {
     if (!normalisation && !a.has("quant-axis"))
       throw Error("--" + key + (file ? " reads a file of values" : " lists " + std::to_string(pv.values.size()) + " values") +
                   ": name the axis they index with --quant-axis");
-    pv.axis = normalisation ? axis_of(dst, "f", "--" + key + "'s feature axis") : axis_of(dst, a.get("quant-axis"), "--quant-axis");
-    listed = listed || !normalisation;
+    if (normalisation) {
+      pv.axis = axis_of(dst, "f", "--" + key + "'s feature axis");
+    } else {
+      pv.axis = quant_axis;
+      pv.outer_axis = quant_outer;
+      pv.group = group;
+      listed = true;
+    }
     if (file) {
       const bool zero_point = is_zero_point(q);
-      const auto count = static_cast<size_t>(dst.dims()[static_cast<size_t>(pv.axis)]);
-      if (count > kMaxIndexedValues)  // before reading: the file's size follows the axis, which may be huge
-        throw Error("--" + key + " on axis " + std::string(1, dst.format().axes()[static_cast<size_t>(pv.axis)]) + " of extent " +
-                    std::to_string(count) + ": more than the " + std::to_string(kMaxIndexedValues) + " per-index values a kernel holds");
-      const std::vector<uint8_t> raw = read_exact(text.substr(1), 4 * count, "--" + key,
-                                                  std::to_string(count) + (zero_point ? " i32" : " f32") + " values (one per index of " +
-                                                      std::string(1, dst.format().axes()[static_cast<size_t>(pv.axis)]) + ")");
+      const auto count = static_cast<size_t>(pv.count(dst.dims()));  // at most the destination's elements
+      const std::string letter(1, dst.format().axes()[static_cast<size_t>(pv.axis)]);
+      std::string shape = pv.group > 1 ? "one per group of " + std::to_string(pv.group) + " of " + letter : "one per index of " + letter;
+      if (pv.outer_axis >= 0) shape += ", for each index of " + std::string(1, dst.format().axes()[static_cast<size_t>(pv.outer_axis)]);
+      const std::vector<uint8_t> raw =
+          read_exact(text.substr(1), 4 * count, "--" + key, std::to_string(count) + (zero_point ? " i32" : " f32") + " values (" + shape + ")");
       for (size_t i = 0; i < count; ++i) {
         int32_t z;
         float f;
@@ -486,8 +505,13 @@ Conversion conversion_from(const Args& a, const Layout& dst) {
         pv.values.push_back(zero_point ? static_cast<float>(z) : f);
       }
     }
+    indexed += pv.values.size();
   }
   if (a.has("quant-axis") && !listed) throw Error("--quant-axis '" + a.get("quant-axis") + "' without a list of scales or zero points to index");
+  // Past what a kernel holds in constant memory the indexed values go in buffers (each kernel then serves
+  // any values of that shape).
+  for (ParamValues& pv : conv.params)
+    if (pv.present() && (a.has("param-buffers") || (pv.axis >= 0 && indexed > kMaxIndexedValues))) pv.from_buffer = true;
   check_params(conv, dst);
   return conv;
 }

@@ -128,6 +128,19 @@ clreorder_status clreorder_attr_set_padding(clreorder_attr attr, const char* pol
 clreorder_status clreorder_attr_set_param(clreorder_attr attr, const char* name, const float* values, size_t count,
                                           int axis);
 
+/** clreorder_attr_set_param() in groups: one value per group of `group` consecutive indices of `axis` (the
+ *  last may be short), one row of them for each index of `outer_axis` (-1: one row), row-major: int4 LLM
+ *  weights' scales, groups along i for every o. */
+clreorder_status clreorder_attr_set_param_groups(clreorder_attr attr, const char* name, const float* values, size_t count,
+                                                 int axis, int64_t group, int outer_axis);
+
+/** One parameter whose values the kernel reads from `buffer` when it runs (f32; i32 for zero points; as many
+ *  as axis, group and outer_axis give, as clreorder_attr_set_param_groups(); axis -1: one value), so one
+ *  compiled kernel serves any values and they may come from another kernel. `attr` retains the buffer until
+ *  the parameter is set again (NULL removes it) or `attr` is released. A batch takes no such parameter. */
+clreorder_status clreorder_attr_set_param_buffer(clreorder_attr attr, const char* name, cl_mem buffer, int axis,
+                                                 int64_t group, int outer_axis);
+
 /** Enqueues the reorder of `src` (at byte offset src_offset, laid out as src_layout) into `dst` (at dst_offset,
  *  as dst_layout) on the context's queue after the `num_events` events of `wait_list`, and returns at once;
  *  `event` (may be NULL) receives the kernel's event, which the caller releases. Every destination element
