@@ -376,9 +376,10 @@ TEST(ProgramCacheThreads, CachedReordersNeverWaitForAnotherThreadsBuild) {
   e->queue().finish();
   std::printf("build of %zu kernels: %.1f ms; %d cached reorders meanwhile, slowest %.3f ms\n", batch.size(), build_ms,
               calls, slowest_ms);
-  ASSERT_GT(calls, 0);
-  // A call that waited for the build would take about the build's time; these take a scheduler's slice at most.
-  EXPECT_LT(slowest_ms, build_ms / 4);
+  // Counted, not timed (a loaded machine stalls a thread for a build's length now and then, and with the
+  // PoCL cache warm the build is a quarter second): a lock held across the build would block the second
+  // call until the build ends, so the loop would finish after one or two calls instead of hundreds.
+  EXPECT_GT(calls, 16);
 }
 
 // reorder() enqueues after its wait list and returns at once; its event orders what follows, on an
