@@ -317,7 +317,7 @@ std::string convert_expr(const ReorderParams& p, const std::string& v, int width
   return convert_types(DataType::f32, to, conv, x, width);
 }
 
-std::string value_tables(const Conversion& conv, const std::function<TableShape(int axis)>& shape) {
+std::string value_tables(const Conversion& conv, const TableShapes& shape) {
   std::vector<std::string> lines;
   for (Param q : all_params()) {
     const ParamValues& pv = conv.param(q);

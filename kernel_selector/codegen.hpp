@@ -91,12 +91,14 @@ struct TableShape {
   int64_t lower = 0;
   int64_t size = 0;
 };
+/// A kernel's TableShape per axis (null: tables indexed by logical coordinate, `size` the axis' extent).
+using TableShapes = std::function<TableShape(int axis)>;
 
 /// Program-scope __constant tables of the indexed constant parameters of `conv`, one per parameter, named
 /// after KERNEL_NAME (so kernels of one program, batch copies included, never share a name); "" when none.
 /// One value per index (ParamValues::one_per_index()) is indexed by coordinate, or as `shape(axis)` says;
 /// groups and rows hold their count() values, indexed by ParamValues::index() of clamped coordinates.
-std::string value_tables(const Conversion& conv, const std::function<TableShape(int axis)>& shape = nullptr);
+std::string value_tables(const Conversion& conv, const TableShapes& shape = nullptr);
 
 /// The kernel arguments of the parameters of `conv` from device buffers (ParamValues::from_buffer), each
 /// ", __global const float* restrict cr_values<n>" (int for zero points), in Param order: CR_VALUE_ARGS,

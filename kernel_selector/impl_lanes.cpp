@@ -227,11 +227,10 @@ class LanesReorder : public ReorderImpl {
     const int64_t grid_count = extent_product(lp.grid);
     KernelData kd;
     kd.impl = name();
-    Jit jit = reorder_jit(p, "reorder_lanes", kd);
+    Jit jit = reorder_jit(p, "reorder_lanes", kd, nullptr, padded_shapes(lp.perm));
     jit.def("GRID_COUNT", grid_count)
         .def("GRID_DECODE(w)", macro_lines(grid_decode(lp.perm, lp.grid, [](int) { return false; }, p.conversion.padding)))
         .def("TILE_BODY", macro_lines(walk_tiles(lp.loop, body)));
-    jit.set("CR_VALUE_TABLES", padded_value_tables(p.conversion, lp.perm));
     if (!per_index)
       for (int64_t w : widths) jit.def("CONVERT_V" + num(w) + "(v)", convert_expr(p, "v", static_cast<int>(w)));
     finish_kernel(kd, jit, "reorder_lanes.cl", static_cast<size_t>(grid_count), config_for(p.device).local, p.device);

@@ -263,9 +263,8 @@ class StagedReorder : public ReorderImpl {
     int64_t grid_count = extent_product(sp.grid);
     KernelData kd;
     kd.impl = name();
-    Jit jit = reorder_jit(p, "reorder_staged", kd);
+    Jit jit = reorder_jit(p, "reorder_staged", kd, nullptr, padded_shapes(sp.perm));
     jit.def("GRID_COUNT", grid_count).def("GRID_DECODE(w)", macro_lines(lines)).def("TILE_BODY", macro_lines(walk_tiles(sp.loop, body)));
-    jit.set("CR_VALUE_TABLES", padded_value_tables(p.conversion, sp.perm));
     if (!p.conversion.per_index())
       for (int w : widths) jit.def("CONVERT_V" + num(w) + "(v)", convert_expr(p, "v", w));
     finish_kernel(kd, jit, "reorder_staged.cl", static_cast<size_t>(grid_count), config_for(p.device).local, p.device);

@@ -403,8 +403,7 @@ class TiledReorder : public ReorderImpl {
       body = scalar_loops(p, perm, a, b, !tp.a_src_dense);
     KernelData kd;
     kd.impl = name();
-    Jit jit = reorder_jit(p, "reorder_tiled", kd);
-    jit.set("CR_VALUE_TABLES", padded_value_tables(p.conversion, perm));
+    Jit jit = reorder_jit(p, "reorder_tiled", kd, nullptr, padded_shapes(perm));
     jit.def("GRID_COUNT", grid_count).def("GRID_DECODE(w)", macro_lines(lines)).def("TILE_LOOPS", macro_lines(body));
     if (vec > 1 && !p.conversion.per_index()) jit.def("CONVERT_V(v)", convert_expr(p, "v", vec));
     finish_kernel(kd, jit, "reorder_tiled.cl", static_cast<size_t>(grid_count), config_for(p.device).local, p.device);

@@ -78,11 +78,11 @@ std::string reject_tables(const Conversion& conv, const Permutation& perm) {
          num(static_cast<int64_t>(kMaxIndexedValues));
 }
 
-std::string padded_value_tables(const Conversion& conv, const Permutation& perm) {
-  return value_tables(conv, [&](int axis) {
-    const PermAxis& m = perm.axes[static_cast<size_t>(axis)];
+TableShapes padded_shapes(const Permutation& perm) {
+  return [axes = perm.axes](int axis) {
+    const PermAxis& m = axes[static_cast<size_t>(axis)];
     return TableShape{m.lower, m.span};
-  });
+  };
 }
 
 TableIndex padded_coord(const Permutation& perm, int axis, const std::string& base, int64_t offset) {

@@ -9,10 +9,9 @@
 #include <vector>
 
 #include "clreorder/layout.hpp"
+#include "codegen.hpp"
 
 namespace clreorder {
-
-struct TableIndex;  // codegen.hpp
 
 /// One digit of the iteration space.
 struct PermDigit {
@@ -69,9 +68,10 @@ std::vector<int> indexed_axes(const Conversion& conv);
 /// "" when it can.
 std::string reject_tables(const Conversion& conv, const Permutation& perm);
 
-/// value_tables() of `conv` indexed by the padded coordinate v of `perm`'s axes (entries for padding lanes
-/// and for the iteration past a tail hold no value and are never stored), for kernels that follow v.
-std::string padded_value_tables(const Conversion& conv, const Permutation& perm);
+/// The table shapes (value_tables()) indexed by the padded coordinate v of `perm`'s axes (entries for
+/// padding lanes and for the iteration past a tail hold no value and are never stored), for kernels that
+/// follow v.
+TableShapes padded_shapes(const Permutation& perm);
 
 /// A lane's padded coordinate on `axis` of `perm` (v = base + offset), for convert_expr().
 TableIndex padded_coord(const Permutation& perm, int axis, const std::string& base, int64_t offset = 0);

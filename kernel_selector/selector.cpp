@@ -63,7 +63,8 @@ cl::NDRange KernelData::global_range() const { return nd_range(global); }
 
 cl::NDRange KernelData::local_range() const { return nd_range(local); }
 
-Jit reorder_jit(const ReorderParams& p, const std::string& prefix, KernelData& kd, const CoordExpr& coord) {
+Jit reorder_jit(const ReorderParams& p, const std::string& prefix, KernelData& kd, const CoordExpr& coord,
+                const TableShapes& shapes) {
   kd.source.entry = prefix;  // finish_kernel() appends the hash of the generated text
   Jit jit;
   jit.def("KERNEL_NAME", kd.source.entry)
@@ -75,7 +76,7 @@ Jit reorder_jit(const ReorderParams& p, const std::string& prefix, KernelData& k
       .def("CONVERT(v)", p.conversion.per_index() && !coord ? "cr_per_index_needs_coordinates(v)" : convert_expr(p, "v", 1, coord))
       .def("CR_ZERO_PADDING", p.conversion.padding == Padding::zero ? "1" : "0")
       .def("CR_DIVIDES", divides(p.conversion) ? "1" : "0")
-      .def("CR_VALUE_TABLES", value_tables(p.conversion))
+      .def("CR_VALUE_TABLES", value_tables(p.conversion, shapes))
       .def("CR_VALUE_ARGS", value_args(p.conversion));
   return jit;
 }

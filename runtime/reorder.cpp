@@ -77,9 +77,12 @@ ByteRange check_buffer(const cl::Context& ctx, const cl::Buffer& buf, size_t off
   return check_range(buffer_facts(ctx, buf, which), offset, l, which, written);
 }
 
+// Whether two ranges share a byte of one buffer's memory.
+bool overlap(const ByteRange& a, const ByteRange& b) { return a.root == b.root && a.begin < b.end && b.begin < a.end; }
+
 // A kernel reads the source while it writes the destination (both restrict pointers), so no byte may be both.
 void check_disjoint(const ByteRange& s, const ByteRange& d) {
-  if (s.root != d.root || s.end <= d.begin || d.end <= s.begin) return;
+  if (!overlap(s, d)) return;
   throw Error("source and destination overlap: bytes [" + std::to_string(s.begin) + ", " + std::to_string(s.end) +
               ") and [" + std::to_string(d.begin) + ", " + std::to_string(d.end) + ") of one buffer");
 }
@@ -534,7 +537,7 @@ void check_value_buffers(const cl::Context& ctx, const ReorderOptions& opt, cons
     if (f.size / 4 < count)
       throw Error(name + " buffer holds " + std::to_string(f.size) + " bytes but " + std::to_string(count) + (is_zero_point(q) ? " i32" : " f32") +
                   " values need " + std::to_string(count * 4));
-    if (f.root == dst.root && f.origin < dst.end && dst.begin < f.origin + count * 4)
+    if (overlap(ByteRange{f.root, f.origin, f.origin + count * 4}, dst))
       throw Error(name + " buffer overlaps the destination (bytes [" + std::to_string(dst.begin) + ", " + std::to_string(dst.end) +
                   ") of one buffer)");
   }
@@ -593,7 +596,6 @@ void check_batch(const cl::Context& ctx, const std::vector<BatchItem>& items, co
                   "): " + e.what());
     }
   }
-  auto overlap = [](const ByteRange& a, const ByteRange& b) { return a.root == b.root && a.begin < b.end && b.begin < a.end; };
   for (size_t k = 0; k < items.size(); ++k)
     for (size_t j = 0; j < items.size(); ++j) {
       if (j == k) continue;
@@ -789,15 +791,17 @@ std::array<cl::Buffer, kParams> upload_param_values(const cl::Context& context, 
   for (Param q : all_params()) {
     const ParamValues& pv = conv.param(q);
     if (!pv.from_buffer || pv.values.empty()) continue;
-    std::vector<float> f = pv.values;
-    std::vector<int32_t> z;
-    for (float v : f) {
-      if (is_zero_point(q) && !(std::nearbyint(v) == v && std::fabs(v) <= 0x1p31f - 128))
-        throw Error(std::string(to_string(q)) + " value " + hex_float(v) + " is not an i32 (zero points are)");
-      z.push_back(static_cast<int32_t>(v));
-    }
-    void* data = is_zero_point(q) ? static_cast<void*>(z.data()) : static_cast<void*>(f.data());
-    out[static_cast<size_t>(q)] = cl::Buffer(context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, f.size() * 4, data);
+    std::vector<int32_t> z;  // zero points go as i32
+    if (is_zero_point(q))
+      for (float v : pv.values) {
+        if (!(std::nearbyint(v) == v && std::fabs(v) <= 0x1p31f - 128))
+          throw Error(std::string(to_string(q)) + " value " + hex_float(v) + " is not an i32 (zero points are)");
+        z.push_back(static_cast<int32_t>(v));
+      }
+    // CL_MEM_COPY_HOST_PTR only reads the host memory.
+    const void* data = is_zero_point(q) ? static_cast<const void*>(z.data()) : pv.values.data();
+    out[static_cast<size_t>(q)] =
+        cl::Buffer(context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, pv.values.size() * 4, const_cast<void*>(data));
   }
   return out;
 }
