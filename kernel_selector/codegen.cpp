@@ -343,7 +343,18 @@ std::string value_args(const Conversion& conv) {
   for (Param q : all_params())
     if (conv.param(q).from_buffer)
       out += std::string(", __global const ") + (is_zero_point(q) ? "int" : "float") + "* restrict " + arg_name(q);
+  if (conv.compensation.present()) out += ", __global int* restrict cr_comp";
   return out;
+}
+
+std::string compensate_stmt(const Conversion& conv, const std::function<std::string(int axis)>& coord,
+                            const std::function<std::string(int axis)>& dim) {
+  const Compensation& c = conv.compensation;
+  if (!c.present()) return "";
+  const std::string index = c.outer_axis < 0 ? coord(c.axis)
+                                             : "(" + coord(c.outer_axis) + ") * " + dim(c.axis) + " + (" + coord(c.axis) + ")";
+  // The sum wraps modulo 2^32 as the host's: every destination type converts to int exactly or modulo 2^32.
+  return "atomic_add(cr_comp + (" + index + "), (int)(v));";
 }
 
 bool divides(const Conversion& conv) {

@@ -101,9 +101,17 @@ using TableShapes = std::function<TableShape(int axis)>;
 std::string value_tables(const Conversion& conv, const TableShapes& shape = nullptr);
 
 /// The kernel arguments of the parameters of `conv` from device buffers (ParamValues::from_buffer), each
-/// ", __global const float* restrict cr_values<n>" (int for zero points), in Param order: CR_VALUE_ARGS,
-/// which CR_REORDER_ARGS ends with; "" when none.
+/// ", __global const float* restrict cr_values<n>" (int for zero points), in Param order, then
+/// ", __global int* restrict cr_comp" where it writes compensation sums: CR_VALUE_ARGS, which
+/// CR_REORDER_ARGS ends with; "" when none.
 std::string value_args(const Conversion& conv);
+
+/// The statement adding destination value `v` to its compensation sum (Conversion::compensation) in the
+/// kernel argument cr_comp (value_args()), given the element's coordinate on an axis and the extent of one
+/// (expressions); "" when the conversion has none. One atomic add per element: work-items of any
+/// implementation may share a sum.
+std::string compensate_stmt(const Conversion& conv, const std::function<std::string(int axis)>& coord,
+                            const std::function<std::string(int axis)>& dim);
 
 /// Whether the arithmetic of `conv` divides (div, dst-scale).
 bool divides(const Conversion& conv);

@@ -87,12 +87,16 @@ class AgnosticReorder : public ReorderImpl {
   KernelData generate(const ReorderParams& p) const override {
     KernelData kd;
     kd.impl = name();
-    // Per-index parameters are read at the destination coordinate, which the plan walk (mode 0 and 1)
-    // decodes into dc and the permutation walk (mode 2) does not.
-    Jit jit = reorder_jit(p, "reorder_agnostic", kd, [](int axis, int) { return TableIndex{"dc[" + num(axis) + "]"}; });
+    // Per-index parameters and compensation sums are read at the destination coordinate, which the plan walk
+    // (mode 0 and 1) decodes into dc and the permutation walk (mode 2) does not.
+    auto dc = [](int axis) { return "dc[" + num(axis) + "]"; };
+    Jit jit = reorder_jit(p, "reorder_agnostic", kd, [&](int axis, int) { return TableIndex{dc(axis)}; });
     jit.set("IDX_T", "long");  // any shape: 64-bit indices always
-    jit.def("CR_AG_PERMUTATION", p.conversion.per_index() ? "0" : "1");
-    if (!p.conversion.per_index()) kd.plan_args = permutation_table(p);
+    // Compensation sums are indexed by the run-time dims of the destination plan, not compiled-in ones.
+    jit.set("CR_COMPENSATE(v)", compensate_stmt(p.conversion, dc, [](int axis) { return "dims[" + num(axis) + "]"; }));
+    const bool coordinates = p.conversion.per_index() || p.conversion.compensation.present();
+    jit.def("CR_AG_PERMUTATION", coordinates ? "0" : "1");
+    if (!coordinates) kd.plan_args = permutation_table(p);
     if (kd.plan_args.empty()) {
       const IndexPlan& dp = p.dst.plan();
       // A work-item walks up to kChunk values of the destination's innermost digit (one row).

@@ -69,6 +69,9 @@ std::vector<int> indexed_axes(const Conversion& conv) {
 }
 
 std::string reject_tables(const Conversion& conv, const Permutation& perm) {
+  // Its work-items convert tiles in registers and store them as vectors, whose lanes (padding among them)
+  // would each need an atomic add; lanes converts some elements twice.
+  if (conv.compensation.present()) return "compensation sums are written by the generic and agnostic kernels only";
   int64_t entries = 0;
   for (const ParamValues& v : conv.params)
     if (v.one_per_index()) entries += perm.axes[static_cast<size_t>(v.axis)].span;

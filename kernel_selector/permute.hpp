@@ -63,9 +63,9 @@ Permutation make_permutation(const Layout& src, const Layout& dst, const std::ve
 /// The logical axes the indexed parameters of `conv` read coordinates of (each once).
 std::vector<int> indexed_axes(const Conversion& conv);
 
-/// Why a kernel over `perm` cannot hold the constant tables of `conv`, one per index over their axes'
-/// padded ranges (PermAxis::span entries each), groups as they are (more than kMaxIndexedValues in all),
-/// "" when it can.
+/// Why a specialised kernel over `perm` cannot take `conv`: compensation sums (only the generic and
+/// agnostic kernels write them), or constant tables, one per index over their axes' padded ranges
+/// (PermAxis::span entries each), groups as they are, of more than kMaxIndexedValues in all; "" when it can.
 std::string reject_tables(const Conversion& conv, const Permutation& perm);
 
 /// The table shapes (value_tables()) indexed by the padded coordinate v of `perm`'s axes (entries for

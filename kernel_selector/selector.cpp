@@ -77,7 +77,10 @@ Jit reorder_jit(const ReorderParams& p, const std::string& prefix, KernelData& k
       .def("CR_ZERO_PADDING", p.conversion.padding == Padding::zero ? "1" : "0")
       .def("CR_DIVIDES", divides(p.conversion) ? "1" : "0")
       .def("CR_VALUE_TABLES", value_tables(p.conversion, shapes))
-      .def("CR_VALUE_ARGS", value_args(p.conversion));
+      .def("CR_VALUE_ARGS", value_args(p.conversion))
+      .def("CR_COMPENSATE(v)", compensate_stmt(
+                                   p.conversion, [&](int axis) { return coord ? coord(axis, 0).base : std::string("cr_no_coordinates"); },
+                                   [&](int axis) { return num(p.dst.dims()[static_cast<size_t>(axis)]); }));
   return jit;
 }
 

@@ -4,11 +4,16 @@
 // destination element is written at most once, so the destination needs no pre-zeroing. Accepts every pair
 // of layouts.
 // Generated: KERNEL_NAME, SRC_T, DST_T, IDX_T, DST_COUNT, DST_DECODE(p), SRC_OFFSET, CONVERT(v) (which may read
-// the tables of CR_VALUE_TABLES at the coordinate d_c<axis>), CR_ZERO_PADDING, CR_DIVIDES.
+// the tables of CR_VALUE_TABLES at the coordinate d_c<axis>), CR_ZERO_PADDING, CR_DIVIDES, CR_COMPENSATE(v)
+// (adds a value to its compensation sum at d_c<axis>; empty without).
 CR_VALUE_TABLES
 
 CR_KERNEL void KERNEL_NAME(CR_REORDER_ARGS) {
   CR_REORDER_BEGIN(p, DST_COUNT)
   DST_DECODE(p)
-  if (d_valid || CR_ZERO_PADDING) dst[d_off] = d_valid ? CONVERT(src[SRC_OFFSET]) : (DST_T)0;
+  if (d_valid || CR_ZERO_PADDING) {
+    const DST_T v = d_valid ? CONVERT(src[SRC_OFFSET]) : (DST_T)0;
+    dst[d_off] = v;
+    if (d_valid) { CR_COMPENSATE(v) }
+  }
 }

@@ -67,6 +67,8 @@ BenchResult bench_reorder(const Engine& engine, const Layout& src, const Layout&
     opt.force_impl = force;
     opt.conversion = conv;
     opt.param_buffers = upload_param_values(ctx, conv);
+    if (conv.compensation.present())
+      opt.compensation = cl::Buffer(ctx, CL_MEM_READ_WRITE, static_cast<size_t>(conv.compensation.count(dst.dims())) * 4);
     opt.wait = false;
     opt.policy = CompilePolicy::wait;  // time the selector's kernel, never the shape-agnostic one meanwhile
     for (int i = 0; i < 3; ++i) {  // warm-up: compile, first launch, page faults
@@ -114,7 +116,7 @@ BenchResult bench_reorder(const Engine& engine, const Layout& src, const Layout&
     const cl::Buffer plans = plans_buffer(ctx, kd);
     {
       LockedKernel k(h);
-      set_reorder_args(k.kernel, s, 0, d, 0, plans, opt.param_buffers);
+      set_reorder_args(k.kernel, s, 0, d, 0, plans, opt.param_buffers, opt.compensation);
     }
     for (int i = 0; i < n_enqueue; ++i) {
       double t0 = now_ms();

@@ -25,6 +25,7 @@ struct clreorder_layout_t {
 struct clreorder_attr_t {
   clreorder::Conversion conversion;
   std::array<cl::Buffer, clreorder::kParams> buffers;  // clreorder_attr_set_param_buffer()'s, retained
+  cl::Buffer compensation;                              // clreorder_attr_set_compensation()'s, retained
 };
 
 namespace {
@@ -248,6 +249,14 @@ clreorder_status clreorder_attr_set_param_buffer(clreorder_attr attr, const char
   });
 }
 
+clreorder_status clreorder_attr_set_compensation(clreorder_attr attr, cl_mem buffer, int axis, int outer_axis) {
+  CR_REQUIRE(attr);
+  return guarded(__func__, [&] {
+    attr->conversion.compensation = buffer ? clreorder::Compensation{axis, outer_axis} : clreorder::Compensation{};
+    attr->compensation = callers_buffer(buffer);
+  });
+}
+
 clreorder_status clreorder_reorder(clreorder_context context, cl_mem src, size_t src_offset, clreorder_layout src_layout,
                                    cl_mem dst, size_t dst_offset, clreorder_layout dst_layout, cl_uint num_events,
                                    const cl_event* wait_list, cl_event* event) {
@@ -266,7 +275,10 @@ clreorder_status clreorder_reorder_attr(clreorder_context context, cl_mem src, s
   return guarded(__func__, [&] {
     clreorder::ReorderOptions opt;
     opt.conversion = conversion_of(attr);
-    if (attr) opt.param_buffers = attr->buffers;
+    if (attr) {
+      opt.param_buffers = attr->buffers;
+      opt.compensation = attr->compensation;
+    }
     for (cl_uint i = 0; i < num_events; ++i) opt.wait_list.emplace_back(wait_list[i], true);
     const cl::Buffer s = callers_buffer(src), d = callers_buffer(dst);
     clreorder::ReorderResult r =
@@ -292,7 +304,10 @@ clreorder_status clreorder_reorder_batch_attr(clreorder_context context, size_t 
   return guarded(__func__, [&] {
     clreorder::ReorderOptions opt;
     opt.conversion = conversion_of(attr);
-    if (attr) opt.param_buffers = attr->buffers;  // refused: a batch takes no run-time values
+    if (attr) {  // refused: a batch takes no run-time values and writes no sums
+      opt.param_buffers = attr->buffers;
+      opt.compensation = attr->compensation;
+    }
     for (cl_uint i = 0; i < num_events; ++i) opt.wait_list.emplace_back(wait_list[i], true);
     std::vector<clreorder::BatchItem> list;
     for (size_t i = 0; i < count; ++i) {

@@ -209,6 +209,15 @@ int64_t ParamValues::index(const int64_t* coord, const Dims& dims) const {
   return outer_axis < 0 ? g : coord[outer_axis] * ((dims[static_cast<size_t>(axis)] + group - 1) / group) + g;
 }
 
+int64_t Compensation::count(const Dims& dims) const {
+  if (axis < 0) return 0;
+  return dims[static_cast<size_t>(axis)] * (outer_axis < 0 ? 1 : dims[static_cast<size_t>(outer_axis)]);
+}
+
+int64_t Compensation::index(const int64_t* coord, const Dims& dims) const {
+  return outer_axis < 0 ? coord[axis] : coord[outer_axis] * dims[static_cast<size_t>(axis)] + coord[axis];
+}
+
 bool ParamValues::operator==(const ParamValues& o) const {
   return axis == o.axis && group == o.group && outer_axis == o.outer_axis && from_buffer == o.from_buffer &&
          values.size() == o.values.size() &&
@@ -250,6 +259,9 @@ std::string Conversion::key() const {
     if (v.axis >= 0) where += std::to_string(v.axis) + (v.group > 1 ? "g" + std::to_string(v.group) : "");
     add(std::string(to_string(p)) + (where.empty() ? "" : "@" + where), text);
   }
+  if (compensation.present())
+    add("compensation", (compensation.outer_axis >= 0 ? std::to_string(compensation.outer_axis) + "/" : "") +
+                            std::to_string(compensation.axis));
   return out;
 }
 
@@ -290,6 +302,20 @@ void check_params(const Conversion& conv, const Layout& dst) {
       if (why)
         throw Error(what + ": value " + hex_float(f) + " (" + std::to_string(f) + ", index " + std::to_string(i) + ") " + why);
     }
+  }
+  const Compensation& c = conv.compensation;
+  if (c.present() || c.outer_axis != -1) {
+    const std::string what = "compensation of " + dst.describe();
+    for (int a : {c.axis, c.outer_axis})
+      if (a < -1 || a >= dst.rank())
+        throw Error(what + ": axis " + std::to_string(a) + " is not one of its " + std::to_string(dst.rank()) + " axes (" + axes + ")");
+    if (c.axis < 0 || c.outer_axis == c.axis)
+      throw Error(what + ": axes " + std::to_string(c.outer_axis) + " and " + std::to_string(c.axis) +
+                  " (one axis, and optionally another for the rows)");
+    const DataType t = dst.data_type();
+    if (is_floating(t) || size_of(t) > 4)
+      throw Error(what + ": the sums are of integer values, and " + to_string(t) +
+                  " is not an integer type of at most 32 bits (i8, u8, i16, u16, i32, u32)");
   }
   if (indexed > kMaxIndexedValues)
     throw Error("the conversion into " + dst.describe() + " has " + std::to_string(indexed) + " per-index values, more than the " +

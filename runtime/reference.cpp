@@ -368,6 +368,34 @@ void reference_reorder(const Layout& src, const void* src_data, const Layout& ds
   }
 }
 
+std::vector<int32_t> reference_compensation(const Layout& dst, const void* dst_data, const Compensation& comp) {
+  Conversion conv;
+  conv.compensation = comp;
+  check_params(conv, dst);
+  std::vector<uint32_t> sums(static_cast<size_t>(comp.count(dst.dims())), 0);
+  const auto* d = static_cast<const uint8_t*>(dst_data);
+  const size_t es = size_of(dst.data_type());
+  const int r = dst.rank();
+  Dims c(static_cast<size_t>(r), 0);
+  for (int64_t n = 0, total = dst.logical_elements(); n < total; ++n) {
+    const uint8_t* p = d + dst.plan().offset(c.data()) * static_cast<int64_t>(es);
+    uint32_t v = 0;  // the value as an integer, modulo 2^32 (signed types sign-extended)
+    switch (dst.data_type()) {
+      case DataType::i8: v = static_cast<uint32_t>(static_cast<int32_t>(static_cast<int8_t>(*p))); break;
+      case DataType::i16: { int16_t x; std::memcpy(&x, p, 2); v = static_cast<uint32_t>(static_cast<int32_t>(x)); break; }
+      case DataType::u16: { uint16_t x; std::memcpy(&x, p, 2); v = x; break; }
+      case DataType::i32: case DataType::u32: std::memcpy(&v, p, 4); break;
+      default: v = *p; break;  // u8 (check_params() allows no other type)
+    }
+    sums[static_cast<size_t>(comp.index(c.data(), dst.dims()))] += v;
+    for (int a = r - 1; a >= 0; --a) {
+      if (++c[static_cast<size_t>(a)] < dst.dims()[static_cast<size_t>(a)]) break;
+      c[static_cast<size_t>(a)] = 0;
+    }
+  }
+  return std::vector<int32_t>(sums.begin(), sums.end());
+}
+
 std::vector<uint8_t> make_pattern(const Layout& layout) {
   std::vector<uint8_t> buf(static_cast<size_t>(layout.bytes()), 0);
   const size_t es = size_of(layout.data_type());

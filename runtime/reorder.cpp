@@ -457,7 +457,8 @@ void check_fits_device(const DeviceInfo& device, const Layout& layout) {
 }
 
 void set_reorder_args(cl::Kernel& kernel, const cl::Buffer& src, uint64_t src_base, const cl::Buffer& dst,
-                      uint64_t dst_base, const cl::Buffer& plans, const std::array<cl::Buffer, kParams>& values) {
+                      uint64_t dst_base, const cl::Buffer& plans, const std::array<cl::Buffer, kParams>& values,
+                      const cl::Buffer& compensation) {
   kernel.setArg(0, src);
   kernel.setArg(1, dst);
   kernel.setArg(2, static_cast<cl_ulong>(src_base));
@@ -465,6 +466,7 @@ void set_reorder_args(cl::Kernel& kernel, const cl::Buffer& src, uint64_t src_ba
   cl_uint next = 4;
   for (const cl::Buffer& v : values)
     if (v()) kernel.setArg(next++, v);
+  if (compensation()) kernel.setArg(next++, compensation);
   if (plans()) kernel.setArg(next, plans);
 }
 
@@ -513,16 +515,25 @@ cl::Event launch(const cl::CommandQueue& queue, Dispatch& d, const std::vector<c
 // A reorder's kernel on its buffers, enqueued (everything checked and the kernel found already).
 cl::Event launch_reorder(const cl::CommandQueue& queue, Dispatch& d, const cl::Buffer& src, size_t src_offset,
                          const Layout& src_layout, const cl::Buffer& dst, size_t dst_offset, const Layout& dst_layout,
-                         const std::vector<cl::Event>& wait_list, const std::array<cl::Buffer, kParams>& values) {
-  return launch(queue, d, wait_list, [&](cl::Kernel& k) {
+                         const ReorderOptions& opt) {
+  std::vector<cl::Event> waits = opt.wait_list;
+  if (opt.compensation()) {
+    // The kernel adds into the sums, so they start at zero, after whatever the caller's wait list orders.
+    cl::Event zeroed;
+    const size_t bytes = static_cast<size_t>(opt.conversion.compensation.count(dst_layout.dims())) * 4;
+    queue.enqueueFillBuffer(opt.compensation, cl_int(0), 0, bytes, waits.empty() ? nullptr : &waits, &zeroed);
+    waits = {zeroed};
+  }
+  return launch(queue, d, waits, [&](cl::Kernel& k) {
     set_reorder_args(k, src, src_offset / size_of(src_layout.data_type()), dst, dst_offset / size_of(dst_layout.data_type()),
-                     d.plans, values);
+                     d.plans, opt.param_buffers, opt.compensation);
   });
 }
 
 // Checks the buffers of the run-time parameter values (ReorderOptions::param_buffers): of the context,
-// readable, large enough, apart from the destination; none set for a constant.
-void check_value_buffers(const cl::Context& ctx, const ReorderOptions& opt, const Layout& dst_layout, const ByteRange& dst) {
+// readable, large enough, apart from the destination; none set for a constant. Adds their ranges to `ranges`.
+void check_value_buffers(const cl::Context& ctx, const ReorderOptions& opt, const Layout& dst_layout, const ByteRange& dst,
+                         std::vector<std::pair<ByteRange, std::string>>& ranges) {
   for (Param q : all_params()) {
     const ParamValues& pv = opt.conversion.param(q);
     const cl::Buffer& b = opt.param_buffers[static_cast<size_t>(q)];
@@ -537,10 +548,34 @@ void check_value_buffers(const cl::Context& ctx, const ReorderOptions& opt, cons
     if (f.size / 4 < count)
       throw Error(name + " buffer holds " + std::to_string(f.size) + " bytes but " + std::to_string(count) + (is_zero_point(q) ? " i32" : " f32") +
                   " values need " + std::to_string(count * 4));
-    if (overlap(ByteRange{f.root, f.origin, f.origin + count * 4}, dst))
+    const ByteRange range{f.root, f.origin, f.origin + count * 4};
+    if (overlap(range, dst))
       throw Error(name + " buffer overlaps the destination (bytes [" + std::to_string(dst.begin) + ", " + std::to_string(dst.end) +
                   ") of one buffer)");
+    ranges.emplace_back(range, name + " buffer");
   }
+}
+
+// Checks the compensation sums' buffer (ReorderOptions::compensation): set exactly when the conversion writes
+// sums, of the context, writable, large enough, apart from everything else the kernel reads or writes.
+void check_compensation_buffer(const cl::Context& ctx, const ReorderOptions& opt, const Layout& dst_layout,
+                               const std::vector<std::pair<ByteRange, std::string>>& others) {
+  if (!opt.conversion.compensation.present()) {
+    if (opt.compensation())
+      throw Error("compensation buffer is set, but the conversion writes no compensation sums (Conversion::compensation)");
+    return;
+  }
+  const BufferFacts f = buffer_facts(ctx, opt.compensation, "compensation");
+  if (f.flags & CL_MEM_READ_ONLY) throw Error("compensation buffer was created CL_MEM_READ_ONLY: a kernel cannot write it");
+  const uint64_t count = static_cast<uint64_t>(opt.conversion.compensation.count(dst_layout.dims()));
+  if (f.size / 4 < count)
+    throw Error("compensation buffer holds " + std::to_string(f.size) + " bytes but " + std::to_string(count) +
+                " i32 sums need " + std::to_string(count * 4));
+  const ByteRange mine{f.root, f.origin, f.origin + count * 4};
+  for (const auto& [range, what] : others)
+    if (overlap(mine, range))
+      throw Error("compensation buffer (bytes [" + std::to_string(mine.begin) + ", " + std::to_string(mine.end) + ")) overlaps the " +
+                  what + " (bytes [" + std::to_string(range.begin) + ", " + std::to_string(range.end) + ") of one buffer)");
 }
 
 // reorder() with the policy resolved (the call's, else the engine's or the default).
@@ -554,14 +589,17 @@ ReorderResult enqueue_reorder(const cl::CommandQueue& queue, const cl::Buffer& s
     if (!queue()) throw Error("the command queue is null");
     const cl::Context ctx = queue.getInfo<CL_QUEUE_CONTEXT>();
     const ByteRange dst_range = check_buffer(ctx, dst, dst_offset, dst_layout, "destination", true);
-    check_disjoint(check_buffer(ctx, src, src_offset, src_layout, "source", false), dst_range);
-    check_value_buffers(ctx, opt, dst_layout, dst_range);
+    const ByteRange src_range = check_buffer(ctx, src, src_offset, src_layout, "source", false);
+    check_disjoint(src_range, dst_range);
+    std::vector<std::pair<ByteRange, std::string>> others = {{src_range, "source"}, {dst_range, "destination"}};
+    check_value_buffers(ctx, opt, dst_layout, dst_range, others);
+    check_compensation_buffer(ctx, opt, dst_layout, others);
     check_wait_list(ctx, opt.wait_list);
     std::shared_ptr<Dispatch> d = dispatch_for(queue, ctx, src_layout, dst_layout, opt.force_impl, policy, opt.conversion);
     ReorderResult res;
     res.impl = d->impl;
     res.entry = d->entry;
-    res.event = launch_reorder(queue, *d, src, src_offset, src_layout, dst, dst_offset, dst_layout, opt.wait_list, opt.param_buffers);
+    res.event = launch_reorder(queue, *d, src, src_offset, src_layout, dst, dst_offset, dst_layout, opt);
     if (opt.wait) {
       res.event.wait();
       res.kernel_ms = profiled_ms(queue, res.event);
@@ -619,6 +657,8 @@ BatchResult enqueue_batch(const cl::CommandQueue& queue, const std::vector<Batch
       if (opt.conversion.param(q).from_buffer || opt.param_buffers[static_cast<size_t>(q)]())
         throw Error(std::string("a batch takes no parameter from a device buffer (") + to_string(q) +
                     "): its items would share one; reorder them one by one");
+    if (opt.conversion.compensation.present() || opt.compensation())
+      throw Error("a batch writes no compensation sums: its items would share one buffer; reorder them one by one");
     check_batch(ctx, items, opt.conversion);
     const cl::Device dev = queue.getInfo<CL_QUEUE_DEVICE>();
     const std::string force = opt.force_impl.empty() ? env_value("CLREORDER_FORCE_IMPL") : opt.force_impl;
@@ -699,7 +739,7 @@ BatchResult enqueue_batch(const cl::CommandQueue& queue, const std::vector<Batch
           const BatchItem& it = items[k];
           Dispatch& each = *l.each[k - first];
           events.push_back(launch_reorder(queue, each, it.src, it.src_offset, it.src_layout, it.dst, it.dst_offset,
-                                          it.dst_layout, opt.wait_list, {}));
+                                          it.dst_layout, opt));
           res.impls.push_back(each.impl);
         }
         res.launches += n;
@@ -777,8 +817,12 @@ std::vector<uint8_t> reorder(const Engine& engine, const std::vector<uint8_t>& s
     const std::array<cl::Buffer, kParams> uploaded = upload_param_values(engine.context(), o.conversion);
     for (size_t q = 0; q < o.param_buffers.size(); ++q)
       if (!o.param_buffers[q]()) o.param_buffers[q] = uploaded[q];
+    const size_t sums = o.conversion.compensation.present() ? static_cast<size_t>(o.conversion.compensation.count(dst_layout.dims())) : 0;
+    if (sums && !o.compensation()) o.compensation = cl::Buffer(engine.context(), CL_MEM_READ_WRITE, sums * 4);
     ReorderResult r = reorder(engine, s, 0, src_layout, d, 0, dst_layout, o);
     engine.queue().enqueueReadBuffer(d, CL_TRUE, 0, out.size(), out.data());
+    r.compensation.resize(sums);
+    if (sums) engine.queue().enqueueReadBuffer(o.compensation, CL_TRUE, 0, sums * 4, r.compensation.data());
     if (result) *result = r;
   } catch (...) {
     rethrow_cl(src_layout.describe() + " -> " + dst_layout.describe());

@@ -192,18 +192,45 @@ std::string check_launch(const Engine& e, const Case& c, const std::vector<uint8
                         [&](const std::vector<cl::Buffer>& args) { launch(args[0], args[1]); });
 }
 
+/// The buffer of a case's compensation sums (null when its conversion writes none): holding junk, which a
+/// reorder() must zero first, or (`zeroed`) zeros, as a kernel launched by hand needs.
+inline cl::Buffer compensation_buffer(const Engine& e, const Case& c, bool zeroed = false) {
+  if (!c.conversion.compensation.present()) return cl::Buffer();
+  std::vector<uint8_t> init = random_bytes(static_cast<size_t>(c.conversion.compensation.count(c.dst.dims())) * 4, 29);
+  if (zeroed) std::fill(init.begin(), init.end(), 0);
+  return cl::Buffer(e.context(), CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, init.size(), init.data());
+}
+
+/// "" when `sums` holds the host's compensation sums of the case's result from source `src` (or the case
+/// writes none), else the first that differs.
+inline std::string check_compensation(const Engine& e, const Case& c, const std::vector<uint8_t>& src, const cl::Buffer& sums) {
+  if (!sums()) return "";
+  std::vector<uint8_t> result(static_cast<size_t>(c.dst.bytes()), 0);
+  reference_reorder(c.src, src.data(), c.dst, result.data(), c.conversion);
+  const std::vector<int32_t> want = reference_compensation(c.dst, result.data(), c.conversion.compensation);
+  std::vector<int32_t> got(want.size());
+  e.queue().enqueueReadBuffer(sums, CL_TRUE, 0, got.size() * 4, got.data());
+  for (size_t i = 0; i < want.size(); ++i)
+    if (got[i] != want[i])
+      return c.label + ": compensation sum " + std::to_string(i) + " is " + std::to_string(got[i]) + ", want " + std::to_string(want[i]);
+  return "";
+}
+
 /// reorder() on the case with source `src`, the buffers at byte offsets: the kernel the selector picks (or
 /// `force`), compiled first (policy wait), since these tests are about that kernel.
 inline std::string run_case(const Engine& e, const Case& c, const std::vector<uint8_t>& src, const std::string& force = "",
                             size_t src_off = 0, size_t dst_off = 0) {
-  return check_launch(e, c, src, src_off, dst_off, [&](const cl::Buffer& s, const cl::Buffer& d) {
+  const cl::Buffer sums = compensation_buffer(e, c);
+  const std::string err = check_launch(e, c, src, src_off, dst_off, [&](const cl::Buffer& s, const cl::Buffer& d) {
     ReorderOptions opt;
     opt.force_impl = force;
     opt.policy = CompilePolicy::wait;
     opt.conversion = c.conversion;
     opt.param_buffers = upload_param_values(e.context(), c.conversion);
+    opt.compensation = sums;
     reorder(e, s, src_off, c.src, d, dst_off, c.dst, opt);
   });
+  return err.empty() ? check_compensation(e, c, src, sums) : err;
 }
 
 /// run_case() on every source of sources_for(); the first failure, naming its pass.
@@ -224,11 +251,13 @@ inline std::string run_planned(const Engine& e, const Case& c, const KernelData&
   const cl::Buffer plans = plans_buffer(e.context(), kd);
   const std::array<cl::Buffer, kParams> values = upload_param_values(e.context(), c.conversion);
   for (const std::vector<uint8_t>& src : sources_for(c, true, 3)) {
+    const cl::Buffer sums = compensation_buffer(e, c, true);
     std::string err = check_launch(e, c, src, src_off * se, dst_off * de, [&](const cl::Buffer& s, const cl::Buffer& d) {
       LockedKernel k = ProgramCache::instance().kernel(e.context(), e.device(), kd.source);
-      set_reorder_args(k.kernel, s, src_off, d, dst_off, plans, values);
+      set_reorder_args(k.kernel, s, src_off, d, dst_off, plans, values, sums);
       e.queue().enqueueNDRangeKernel(k.kernel, cl::NullRange, kd.global_range(), kd.local_range());
     });
+    if (err.empty()) err = check_compensation(e, c, src, sums);
     if (!err.empty()) return kd.impl + ": " + err;
   }
   return "";
@@ -295,6 +324,12 @@ inline std::vector<float> ramp(size_t n, float first, float step) {
 /// `c` with these parameters of the fused arithmetic set.
 inline Conversion with_params(Conversion c, std::initializer_list<std::pair<Param, ParamValues>> params) {
   for (const auto& [q, v] : params) c.param(q) = v;
+  return c;
+}
+
+/// `c` writing compensation sums per index of `axis` (and of `outer`).
+inline Conversion with_compensation(Conversion c, int axis, int outer = -1) {
+  c.compensation = Compensation{axis, outer};
   return c;
 }
 

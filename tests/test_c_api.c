@@ -241,6 +241,45 @@ int main(void) {
     clreorder_layout_release(blocked);
   }
 
+  /* Compensation sums: oiyx f32 2x3x1x1 to i8 at dst-scale 0.5 gives 2 4 6 | 8 10 12, whose sums per o are
+   * 12 and 30 (the buffer's stale contents are zeroed first); a read-only buffer, a float destination and a
+   * batch are refused, naming why. */
+  {
+    const int64_t w_dims[4] = {2, 3, 1, 1};
+    const float w[6] = {1, 2, 3, 4, 5, 6}, half = 0.5f;
+    int32_t sums[2] = {-1, -1};
+    clreorder_layout wf = NULL, wi = NULL;
+    clreorder_attr comp = NULL;
+    CHECK(clreorder_layout_create("oiyx", "f32", 4, w_dims, NULL, NULL, NULL, 0, &wf) == CLREORDER_SUCCESS);
+    CHECK(clreorder_layout_create("oiyx", "i8", 4, w_dims, NULL, NULL, NULL, 0, &wi) == CLREORDER_SUCCESS);
+    cl_mem in = clCreateBuffer(cl_ctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, sizeof w, (void*)w, &err);
+    cl_mem out = clCreateBuffer(cl_ctx, CL_MEM_READ_WRITE, 6, NULL, &err);
+    cl_mem sum_buf = clCreateBuffer(cl_ctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, sizeof sums, sums, &err);
+    cl_mem read_only = clCreateBuffer(cl_ctx, CL_MEM_READ_ONLY, sizeof sums, NULL, &err);
+    CHECK(err == CL_SUCCESS);
+    CHECK(clreorder_attr_create(&comp) == CLREORDER_SUCCESS);
+    CHECK(clreorder_attr_set_param(comp, "dst-scale", &half, 1, -1) == CLREORDER_SUCCESS);
+    CHECK(clreorder_attr_set_compensation(comp, sum_buf, 0, -1) == CLREORDER_SUCCESS);
+    CHECK(clreorder_reorder_attr(ctx, in, 0, wf, out, 0, wi, comp, 0, NULL, NULL) == CLREORDER_SUCCESS);
+    CHECK(clEnqueueReadBuffer(queue, sum_buf, CL_TRUE, 0, sizeof sums, sums, 0, NULL, NULL) == CL_SUCCESS);
+    CHECK(sums[0] == 12 && sums[1] == 30);
+    clreorder_batch_item item = {in, 0, wf, out, 0, wi};
+    EXPECT_ERROR(clreorder_reorder_batch_attr(ctx, 1, &item, comp, 0, NULL, NULL, NULL), CLREORDER_INVALID_VALUE,
+                 "a batch writes no compensation sums");
+    EXPECT_ERROR(clreorder_reorder_attr(ctx, out, 0, wi, in, 0, wf, comp, 0, NULL, NULL), CLREORDER_INVALID_VALUE,
+                 "f32 is not an integer type");
+    CHECK(clreorder_attr_set_compensation(comp, read_only, 0, -1) == CLREORDER_SUCCESS);
+    EXPECT_ERROR(clreorder_reorder_attr(ctx, in, 0, wf, out, 0, wi, comp, 0, NULL, NULL), CLREORDER_INVALID_VALUE,
+                 "compensation buffer was created CL_MEM_READ_ONLY");
+    clReleaseMemObject(in);
+    clReleaseMemObject(out);
+    clReleaseMemObject(sum_buf);
+    clReleaseMemObject(read_only);
+    clreorder_attr_release(comp);
+    clreorder_layout_release(wf);
+    clreorder_layout_release(wi);
+  }
+
   /* Bad inputs: a status, a message naming the value, nothing written. */
   clreorder_layout bad = NULL;
   EXPECT_ERROR(clreorder_layout_create("bfyx_nonsense", "f32", 4, dims, NULL, NULL, NULL, 0, &bad), CLREORDER_INVALID_VALUE,

@@ -471,6 +471,31 @@ TEST(Cli, FusedArithmeticOptions) {
   r = run({"run", "--from", "bfyx", "--to", "byxf", "--shape", "1,4,2,2", "--mul", "1,2,3"});
   EXPECT_EQ(r.status, 2);
   EXPECT_NE(r.err.find("mul of byxf f32 1x4x2x2: 3 values on axis f of extent 4"), std::string::npos) << r.err;
+  // Compensation sums: the pattern 0..5 of oiyx 2x3x1x1 halved into i8 is 0 2 4 | 6 8 10, summed per o 6
+  // and 24, on the screen, in the JSON and (raw i32) in the file; refused into floats, and a file without sums.
+  r = run({"run", "--from", "oiyx", "--to", "oiyx", "--shape", "2,3,1,1", "--to-dtype", "i8", "--dst-scale", "0.5",
+           "--compensation", "o", "--compensation-output", dir + "/sums.i32", "--check"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("compensation: 2 i32 sums: 6 24\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("check: OK, all 2 compensation sums match the host's"), std::string::npos) << r.out;
+  int32_t sums[3] = {0, 0, -1};
+  std::ifstream(dir + "/sums.i32", std::ios::binary).read(reinterpret_cast<char*>(sums), sizeof sums);
+  EXPECT_TRUE(sums[0] == 6 && sums[1] == 24 && sums[2] == -1) << sums[0] << " " << sums[1] << " " << sums[2];
+  r = run({"run", "--from", "goiyx", "--to", "gs_oiyx_gsv16", "--shape", "2,2,3,1,1", "--to-dtype", "u8", "--compensation", "g,o",
+           "--check", "--json"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(Json::parse(r.out)["compensation"], Json::parse("[3, 12, 21, 30]")) << r.out;
+  EXPECT_EQ(Json::parse(r.out)["check"], true) << r.out;
+  r = run({"run", "--from", "oiyx", "--to", "oiyx", "--shape", "2,3,1,1", "--compensation", "o"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("compensation of oiyx f32 2x3x1x1: the sums are of integer values, and f32 is not an integer type"),
+            std::string::npos) << r.err;
+  r = run({"run", "--from", "oiyx", "--to", "oiyx", "--shape", "2,3,1,1", "--to-dtype", "i8", "--compensation", "f"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("--compensation 'f' is not an axis of oiyx (axes oiyx)"), std::string::npos) << r.err;
+  r = run({"run", "--from", "oiyx", "--to", "oiyx", "--shape", "2,3,1,1", "--compensation-output", dir + "/x.i32"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("--compensation-output '" + dir + "/x.i32' without --compensation"), std::string::npos) << r.err;
 }
 
 // A compile that outlasts the threshold is announced on a terminal, with its time at the end; nothing on a

@@ -427,6 +427,84 @@ TEST(Device, GroupedAndRunTimeParameters) {
   }
 }
 
+// Issue 16's zero-point compensation: the sums of the quantized values per output channel (and group) beside
+// the destination, in the same reorder; every family (blocked weights with tails on both block axes, int8
+// multi-level blocks, grouped weights, padded data, a reshape, a strided view, a TPU layout, kept padding),
+// integer destinations of 8 to 32 bits, wrapping sums; each implementation that writes sums forced, on random
+// bits too, the buffer holding junk before. The specialised ones decline, naming why.
+TEST(Device, CompensationSums) {
+  REQUIRE_DEVICE(e);
+  using T = DataType;
+  auto F = [](const char* name) { return Format::parse(name); };
+  const Conversion quantize = with_params({}, {{Param::dst_scale, ParamValues{ramp(33, 0.05f, 0.01f), 0}},
+                                               {Param::dst_zero_point, ParamValues{{-3}}}});
+  const std::vector<Case> cases = {
+      converting(make_case(F("oiyx"), F("os_is_yx_isv16_osv16"), {33, 17, 3, 3}, T::f32, T::i8), with_compensation(quantize, 0)),
+      converting(make_case(F("oiyx"), F("os_is_yx_osa4_isa8_osv8_isv4"), {33, 20, 3, 3}, T::i8, T::u8),
+                 with_compensation(with_params(modes(Rounding::nearest_even, Overflow::wrap), {{Param::src_zero_point, ParamValues{{-3}}}}), 0)),
+      converting(make_case(F("goiyx"), F("gs_oiyx_gsv16"), {17, 2, 3, 3, 3}, T::f32, T::i8), with_compensation({}, 1, 0)),
+      converting(make_case(F("bfyx"), F("bfyx"), {2, 3, 4, 16}, T::f32, T::i16, {}, {}, {0, 1, 1, 0}, {1, 0, 0, 2}), with_compensation({}, 1)),
+      converting(case_of(Layout(F("bfyx"), T::f32, {2, 6, 4, 5}), Layout(F("bfzyx"), T::i32, {2, 6, 2, 2, 5})), with_compensation({}, 1, 0)),
+      converting(case_of(Layout(F("b_fs_yx_fsv16"), T::u32, {2, 19, 5, 7}),
+                         Layout(F("bfyx"), T::u32, {2, 19, 5, 7}, {}, {}, {7 * 11 * 24, 1, 11 * 24, 24}, 313)),
+                 with_compensation({}, 3)),
+      converting(case_of(Layout(F("bfyx"), T::i8, {6, 5, 4, 5}),
+                         Layout(F("tpu_aligned(npus=4,npu_bytes=1024,addr=1024,mode=4n)"), T::i8, {6, 5, 4, 5})),
+                 with_compensation({}, 1)),
+      converting(make_case(F("oiyx"), F("os_is_yx_isv16_osv16"), {33, 17, 3, 3}, T::u16, T::u16),
+                 with_compensation(modes(Rounding::nearest_even, Overflow::saturate, Padding::keep), 0))};
+  for (const auto& impl : KernelSelector::instance().impls())
+    if (impl->name() != std::string("generic")) {
+      for (const Case& c : cases) EXPECT_NE(reason_of(*e, c, impl->name()), "") << impl->name() << " " << c.label;
+      EXPECT_EQ(reason_of(*e, cases[0], impl->name()), "compensation sums are written by the generic and agnostic kernels only");
+    }
+  for (const char* impl : {"generic", "agnostic"}) run_batch(*e, cases, true, impl);
+  run_batch(*e, cases, true);  // the selector's choice
+
+  // The buffer is checked before anything runs (the destination keeps its bytes), each problem named.
+  const Case& c = cases[0];
+  const std::vector<uint8_t> junk = random_bytes(static_cast<size_t>(c.dst.bytes()), 3);
+  cl::Buffer s(e->context(), CL_MEM_READ_WRITE, static_cast<size_t>(c.src.bytes()));
+  cl::Buffer d(e->context(), CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, junk.size(), const_cast<uint8_t*>(junk.data()));
+  ReorderOptions opt;
+  opt.conversion = c.conversion;
+  opt.policy = CompilePolicy::wait;
+  auto fails = [&](const ReorderOptions& o) {
+    try {
+      reorder(*e, s, 0, c.src, d, 0, c.dst, o);
+    } catch (const std::exception& x) {
+      return std::string(x.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_NE(fails(opt).find("compensation buffer is null"), std::string::npos) << fails(opt);
+  opt.compensation = cl::Buffer(e->context(), CL_MEM_READ_WRITE, 32 * 4);
+  EXPECT_NE(fails(opt).find("compensation buffer holds 128 bytes but 33 i32 sums need 132"), std::string::npos) << fails(opt);
+  opt.compensation = cl::Buffer(e->context(), CL_MEM_READ_ONLY, 33 * 4);
+  EXPECT_NE(fails(opt).find("compensation buffer was created CL_MEM_READ_ONLY"), std::string::npos) << fails(opt);
+  for (const auto& [buffer, what] : {std::pair<cl::Buffer, const char*>{d, "the destination"}, {s, "the source"}}) {
+    opt.compensation = buffer;
+    EXPECT_NE(fails(opt).find(std::string("compensation buffer (bytes [0, 132)) overlaps ") + what), std::string::npos) << fails(opt);
+  }
+  opt.compensation = cl::Buffer(e->context(), CL_MEM_READ_WRITE, 33 * 4);
+  opt.conversion.compensation = Compensation{4};
+  EXPECT_NE(fails(opt).find("compensation of os_is_yx_isv16_osv16 i8 33x17x3x3"), std::string::npos) << fails(opt);
+  EXPECT_NE(fails(opt).find("axis 4 is not one of its 4 axes (oiyx)"), std::string::npos) << fails(opt);
+  opt.conversion.compensation = Compensation{};
+  EXPECT_NE(fails(opt).find("compensation buffer is set, but the conversion writes no compensation sums"), std::string::npos)
+      << fails(opt);
+  std::vector<uint8_t> after(junk.size());
+  e->queue().enqueueReadBuffer(d, CL_TRUE, 0, after.size(), after.data());
+  EXPECT_EQ(after, junk) << "a refused reorder wrote the destination";
+  try {
+    opt.conversion = c.conversion;
+    reorder_batch(*e, {BatchItem{s, 0, c.src, d, 0, c.dst}}, opt);
+    ADD_FAILURE() << "a batch wrote compensation sums";
+  } catch (const std::exception& x) {
+    EXPECT_NE(std::string(x.what()).find("a batch writes no compensation sums"), std::string::npos) << x.what();
+  }
+}
+
 TEST(Device, PaddedSourcesAndDestinations) {
   REQUIRE_DEVICE(e);
   std::vector<Case> cases;

@@ -588,6 +588,36 @@ TEST(Arithmetic, GroupsAlongOneAxisForEveryIndexOfAnother) {
   EXPECT_NE(error({{1, 2}, 1, 1, 7}).find("axis 7 is not one of its 4 axes"), std::string::npos);
 }
 
+// Compensation sums worked out by hand: padding and other tensors' bytes are not summed, signed types are
+// sign-extended, the sums wrap modulo 2^32, rows are (outer, axis) row-major.
+TEST(Arithmetic, CompensationSumsByHand) {
+  // oiyx i8 2x3 inside os_iyx_osv16 (14 lanes of padding per i, holding junk that must not count).
+  const Layout w(format_from_name("os_iyx_osv16"), DataType::i8, {2, 3, 1, 1});
+  std::vector<int8_t> bytes(static_cast<size_t>(w.bytes()), 99);
+  const int8_t values[2][3] = {{1, -2, 3}, {-128, 127, 5}};
+  for (int64_t o = 0; o < 2; ++o)
+    for (int64_t i = 0; i < 3; ++i) bytes[static_cast<size_t>(w.offset({o, i, 0, 0}))] = values[o][i];
+  EXPECT_EQ(reference_compensation(w, bytes.data(), Compensation{0}), (std::vector<int32_t>{2, 4}));
+  EXPECT_EQ(reference_compensation(w, bytes.data(), Compensation{1}), (std::vector<int32_t>{-127, 125, 8}));
+  EXPECT_EQ(reference_compensation(w, bytes.data(), Compensation{1, 0}), (std::vector<int32_t>{1, -2, 3, -128, 127, 5}));
+  // u32 values wrap: 0xffffffff + 2 = 1.
+  const Layout u(format_from_name("bfyx"), DataType::u32, {1, 2, 1, 1});
+  const uint32_t big[2] = {0xffffffffu, 2};
+  EXPECT_EQ(reference_compensation(u, big, Compensation{0}), (std::vector<int32_t>{1}));
+  Conversion c;
+  c.compensation = Compensation{1, 0};
+  EXPECT_EQ(c.key(), "compensation=0/1");
+  EXPECT_EQ(c.compensation.count(w.dims()), 6);
+  EXPECT_NE(c, Conversion{});
+  c.compensation = Compensation{0, 0};
+  EXPECT_NE(error_of([&] { check_params(c, w); }).find("compensation of os_iyx_osv16 i8 2x3x1x1: axes 0 and 0"), std::string::npos);
+  c.compensation = Compensation{-1, 1};
+  EXPECT_NE(error_of([&] { check_params(c, w); }).find("axes 1 and -1"), std::string::npos);
+  c.compensation = Compensation{0};
+  EXPECT_NE(error_of([&] { check_params(c, w.with_type(DataType::i64)); }).find("i64 is not an integer type of at most 32 bits"),
+            std::string::npos);
+}
+
 TEST(Pattern, IsTheLogicalIndexWithZeroPadding) {
   Layout l = L("b_fs_yx_fsv16", {2, 3, 2, 2}, {}, {}, DataType::i32);
   std::vector<uint8_t> buf = make_pattern(l);

@@ -131,6 +131,10 @@ std::vector<Sweep> sweep_cases() {
       {make_case(F("goiyx"), F("g_os_is_yx_isv16_osv16"), {3, 33, 17, 3, 3}, T::f16, T::f16), 0, 0},
       {make_case(F("gs_oiyx_gsv16"), F("goiyx"), {19, 2, 3, 3, 3}, T::i8, T::i8), 0, 0},
       {make_case(F("goiyx"), F("g_os_is_yx_osv16_isv4"), {2, 16, 8, 3, 3}, T::i8, T::i8), 0, 0},
+      // Compensation sums (issue 16): atomic adds per element into a buffer of exactly their size.
+      {converting(make_case(F("oiyx"), F("os_is_yx_isv16_osv16"), {33, 17, 3, 3}, T::f32, T::i8),
+                  with_compensation(with_params({}, {{Param::dst_scale, {{0.25f}, -1}}}), 0)), 0, 1},
+      {converting(make_case(F("goiyx"), F("gs_oiyx_gsv16"), {19, 2, 3, 3, 3}, T::i8, T::i8), with_compensation({}, 1, 0)), 0, 0},
   };
 }
 
@@ -236,6 +240,9 @@ TEST(Sweep, ShapeAgnosticKernelOnEveryFamily) {
       // A padded innermost axis longer than a work-item's piece in both tunings (64 and 1024): pieces with
       // padding before the first and after the last, and a short last piece.
       {make_case(F("bfyx"), F("bfyx"), {1, 2, 1, 1100}, T::u8, T::f32, {}, {}, {0, 0, 0, 3}, {0, 1, 0, 2}), 0, 0},
+      // Compensation sums, at dc[axis] with the run-time dims (the plan walk).
+      {converting(make_case(F("bfyx"), F("b_fs_yx_fsv16"), {2, 19, 3, 2}, T::f32, T::i8, {}, {}, {0, 1, 1, 0}, {0, 0, 1, 1}),
+                  with_compensation({}, 1, 0)), 1, 2},
   };
   std::vector<Planned> planned;
   int walks = 0, permutations = 0;  // the kernel's two modes (reorder_agnostic.cl): both must run here
@@ -281,7 +288,7 @@ namespace {
 int run_batches(const Engine& e, const std::vector<Sweep>& cases, const DeviceInfo& dev, const std::string& impl, size_t* items) {
   std::vector<const Sweep*> accepted;
   for (const Sweep& s : cases) {
-    if (s.c.conversion.from_buffers()) continue;  // a batch takes no run-time values
+    if (s.c.conversion.from_buffers() || s.c.conversion.compensation.present()) continue;  // a batch takes neither
     const ReorderImpl* chosen = impl.empty() ? nullptr : KernelSelector::instance().find(impl);
     if (!chosen || chosen->reject(ReorderParams{s.c.src, s.c.dst, dev, s.c.conversion}).empty()) accepted.push_back(&s);
   }

@@ -16,6 +16,7 @@
 #include <sstream>
 #include <map>
 #include <memory>
+#include <tuple>
 
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
@@ -154,6 +155,7 @@ void add_layout_options(Args& a, bool device = true, bool required = true) {
       .value("quant-axis", "[O,]A", "the axis letter (of the destination format) the scale and zero-point lists are per index of; O,A: one row of A's values (or groups) for each index of O")
       .value("quant-group", "G", "scales and zero points per group of G consecutive indices of --quant-axis's A (the last group may be short)")
       .flag("param-buffers", "pass the parameters' values to the kernel in device buffers instead of compiling them in (one kernel for any values; automatic past 8192 indexed values)")
+      .value("compensation", "[O,]A", "also sum the destination's values (integers) per index of axis A (O,A: for each index of O too) into i32 compensation sums, as oneDNN's int8 weights reorders do")
       .value("impl", "NAME", "force an implementation (see `source`)");
   add_side_options(a, "src-", "source ");
   add_side_options(a, "dst-", "destination ");
@@ -445,6 +447,15 @@ int axis_of(const Layout& dst, const std::string& letter, const std::string& key
   return static_cast<int>(at);
 }
 
+// Option `key`'s "A" or "O,A" as axes (O, A) of dst; (-1, -1) when absent.
+std::pair<int, int> axes_of(const Args& a, const Layout& dst, const std::string& key) {
+  if (!a.has(key)) return {-1, -1};
+  const std::string text = a.get(key);
+  const size_t comma = text.find(',');
+  const int axis = axis_of(dst, comma == std::string::npos ? text : text.substr(comma + 1), "--" + key);
+  return {comma == std::string::npos ? -1 : axis_of(dst, text.substr(0, comma), "--" + key + "'s row axis"), axis};
+}
+
 std::vector<uint8_t> read_exact(const std::string& path, size_t need, const std::string& option, const std::string& what);
 
 // --round, --overflow, --padding and the arithmetic's parameters (the defaults when absent): a list of
@@ -457,13 +468,8 @@ Conversion conversion_from(const Args& a, const Layout& dst) {
   if (a.has("round")) conv.rounding = parse_rounding(a.get("round"));
   if (a.has("overflow")) conv.overflow = parse_overflow(a.get("overflow"));
   if (a.has("padding")) conv.padding = parse_padding(a.get("padding"));
-  int quant_axis = -1, quant_outer = -1;
-  if (a.has("quant-axis")) {
-    const std::string text = a.get("quant-axis");
-    const size_t comma = text.find(',');
-    quant_axis = axis_of(dst, comma == std::string::npos ? text : text.substr(comma + 1), "--quant-axis");
-    if (comma != std::string::npos) quant_outer = axis_of(dst, text.substr(0, comma), "--quant-axis's row axis");
-  }
+  const auto [quant_outer, quant_axis] = axes_of(a, dst, "quant-axis");
+  std::tie(conv.compensation.outer_axis, conv.compensation.axis) = axes_of(a, dst, "compensation");
   const int64_t group = a.count("quant-group", 1, 1, int64_t(1) << 40);
   if (a.has("quant-group") && !a.has("quant-axis")) throw Error("--quant-group " + a.get("quant-group") + " without --quant-axis");
   bool listed = false;
@@ -567,7 +573,8 @@ std::vector<uint8_t> read_input(const std::string& path, const Layout& layout) {
 // The reorder of `run` and `demo`: lines of text, or with `json` one object at the end (ready_ms: the first
 // reorder from the call to its result on the host, kernel lookup or compile, upload and download included).
 int run_reorder(const Engine& engine, const Pair& pr, const std::string& input, OutputFile* output, bool check,
-                const std::string& impl, bool json = false, CompilePolicy policy = CompilePolicy::wait) {
+                const std::string& impl, bool json = false, CompilePolicy policy = CompilePolicy::wait,
+                OutputFile* sums_output = nullptr) {
   for (const Layout* l : {&pr.src, &pr.dst}) check_fits_device(engine.info(), *l);  // before allocating the source
   const std::vector<uint8_t> src = input.empty() ? make_pattern(pr.src) : read_input(input, pr.src);
   auto say = [json](const char* fmt, auto... args) {
@@ -612,7 +619,17 @@ int run_reorder(const Engine& engine, const Pair& pr, const std::string& input, 
     output->write_all(out.data(), out.size());
     say("output: %zu bytes written\n", out.size());
   }
-  size_t bad = 0, first = 0;
+  const std::vector<int32_t>& sums = res.compensation;
+  if (pr.conversion.compensation.present()) {
+    std::string shown;
+    for (size_t i = 0; i < sums.size() && i < 8; ++i) shown += (i ? " " : "") + std::to_string(sums[i]);
+    say("compensation: %zu i32 sums: %s%s\n", sums.size(), shown.c_str(), sums.size() > 8 ? " ..." : "");
+    if (sums_output) {
+      sums_output->write_all(sums.data(), sums.size() * 4);
+      say("compensation output: %zu bytes written\n", sums.size() * 4);
+    }
+  }
+  size_t bad = 0, first = 0, bad_sums = 0;
   if (check) {
     std::vector<uint8_t> want = sentinel;
     reference_reorder(pr.src, src.data(), pr.dst, want.data(), pr.conversion);
@@ -623,6 +640,16 @@ int run_reorder(const Engine& engine, const Pair& pr, const std::string& input, 
           bad, checked.size(), first, checked[first], want[first]);
     else
       say("check: OK, all %zu destination bytes (padding included) match the host reference\n", checked.size());
+    if (pr.conversion.compensation.present()) {
+      const std::vector<int32_t> want_sums = reference_compensation(pr.dst, want.data(), pr.conversion.compensation);
+      for (size_t i = 0; i < want_sums.size(); ++i)
+        if (sums[i] != want_sums[i] && bad_sums++ == 0) first = i;
+      if (bad_sums)
+        say("check: FAILED, %zu of %zu compensation sums differ from the host's; first at index %zu (got %d, want %d)\n",
+            bad_sums, want_sums.size(), first, sums[first], want_sums[first]);
+      else
+        say("check: OK, all %zu compensation sums match the host's\n", want_sums.size());
+    }
   }
   if (json) {
     const Json report = {
@@ -634,11 +661,13 @@ int run_reorder(const Engine& engine, const Pair& pr, const std::string& input, 
         {"kernel_ms", res.kernel_ms >= 0 ? Json(res.kernel_ms) : Json(nullptr)},
         {"gbps", res.kernel_ms > 0 ? Json(bytes / (res.kernel_ms * 1e-3) / 1e9) : Json(nullptr)},
         {"output_bytes", output ? Json(out.size()) : Json(nullptr)},
-        {"check", check ? Json(bad == 0) : Json(nullptr)},
-        {"mismatched_bytes", check ? Json(bad) : Json(nullptr)}};
+        {"check", check ? Json(bad == 0 && bad_sums == 0) : Json(nullptr)},
+        {"mismatched_bytes", check ? Json(bad) : Json(nullptr)},
+        {"compensation", pr.conversion.compensation.present() ? Json(sums) : Json(nullptr)},
+        {"mismatched_sums", check && pr.conversion.compensation.present() ? Json(bad_sums) : Json(nullptr)}};
     std::printf("%s\n", report.dump(2).c_str());
   }
-  return bad ? 1 : 0;
+  return bad || bad_sums ? 1 : 0;
 }
 
 CompilePolicy policy_from(const std::string& name) {
@@ -656,9 +685,15 @@ int cmd_run(const Args& a, const CliOptions& o) {
   if (o.dry_run) return 0;
   std::unique_ptr<OutputFile> output;
   if (a.has("output")) output = std::make_unique<OutputFile>(a.get("output"));
+  std::unique_ptr<OutputFile> sums_output;
+  if (a.has("compensation-output")) {
+    if (!pr.conversion.compensation.present())
+      throw Error("--compensation-output '" + a.get("compensation-output") + "' without --compensation");
+    sums_output = std::make_unique<OutputFile>(a.get("compensation-output"), "--compensation-output");
+  }
   Engine engine = Engine::open(a.get("device"));
   return run_reorder(engine, pr, a.get("input"), output.get(), a.has("check"), a.get("impl"), a.has("json"),
-                     policy);
+                     policy, sums_output.get());
 }
 
 // A list of reorders (precompile FILE, bench --batch FILE): one per line, the layout options of `run` and
@@ -965,6 +1000,7 @@ struct CommandLine {
     add_layout_options(run);
     run.value("input", "FILE", "the source's raw bytes (default: each element's linear index)")
         .value("output", "FILE", "write the destination's raw bytes here")
+        .value("compensation-output", "FILE", "write the --compensation sums here (raw i32, this machine's byte order)")
         .value("policy", "wait|background|agnostic", kPolicyHelp)
         .flag("check", "compare every destination byte with the host reference (exit 1 on a difference)")
         .flag("json", "the result as JSON")

@@ -141,6 +141,12 @@ clreorder_status clreorder_attr_set_param_groups(clreorder_attr attr, const char
 clreorder_status clreorder_attr_set_param_buffer(clreorder_attr attr, const char* name, cl_mem buffer, int axis,
                                                  int64_t group, int outer_axis);
 
+/** Compensation sums (clreorder::Conversion::compensation): the reorder also writes, into `buffer` (zeroed
+ *  first), for each index of the destination's canonical axis `axis` (and of `outer_axis`, -1 for none:
+ *  row-major), the i32 sum of the destination values there (an integer type of at most 32 bits), as oneDNN's
+ *  int8 weights reorders do. `attr` retains the buffer; NULL removes the sums. A batch writes none. */
+clreorder_status clreorder_attr_set_compensation(clreorder_attr attr, cl_mem buffer, int axis, int outer_axis);
+
 /** Enqueues the reorder of `src` (at byte offset src_offset, laid out as src_layout) into `dst` (at dst_offset,
  *  as dst_layout) on the context's queue after the `num_events` events of `wait_list`, and returns at once;
  *  `event` (may be NULL) receives the kernel's event, which the caller releases. Every destination element

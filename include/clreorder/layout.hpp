@@ -93,6 +93,25 @@ struct ParamValues {
   bool operator==(const ParamValues& o) const;
 };
 
+/// oneDNN's zero-point compensation of int8 weights, written by the reorder that quantizes them: for each index
+/// of `axis` (the output channel o), and of `outer_axis` for grouped weights (g), the sum of every destination
+/// value (the quantized weights, as integers) at those indices, as an i32 that wraps modulo 2^32. A
+/// convolution with an asymmetric (zero-point) input subtracts zp * sum from each output instead of
+/// re-reading its weights. The sums go into a second device buffer in the same reorder
+/// (ReorderOptions::compensation), row-major over (outer_axis, axis).
+struct Compensation {
+  int axis = -1;        ///< -1: none; else the canonical axis the sums are indexed by
+  int outer_axis = -1;  ///< -1, or the axis each row of sums repeats for
+  /// Whether the reorder writes sums.
+  bool present() const { return axis >= 0; }
+  /// The number of sums on a destination of logical dims `dims`.
+  int64_t count(const Dims& dims) const;
+  /// The index into the sums of the element at logical coordinate `coord` (within `dims`).
+  int64_t index(const int64_t* coord, const Dims& dims) const;
+  /// Whether two are the same axes.
+  bool operator==(const Compensation& o) const { return axis == o.axis && outer_axis == o.outer_axis; }
+};
+
 /// How a reorder writes its destination: how values change on their way between the data types, and what
 /// padding gets. Part of the problem (the kernel is specialised to it), not of its memory layouts. The
 /// default is the library's rule since its start.
@@ -109,6 +128,9 @@ struct Conversion {
   /// (devices differ in the payload an operation gives a NaN). Divisions round correctly on devices with
   /// CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT (DeviceInfo::exact_divide); elsewhere OpenCL allows 2.5 ulp.
   std::array<ParamValues, kParams> params;
+  /// The sums of the destination's values the reorder writes beside it (none by default); the destination
+  /// type is then an integer type of at most 32 bits.
+  Compensation compensation;
   /// Parameter `p`.
   const ParamValues& param(Param p) const { return params[static_cast<size_t>(p)]; }
   /// Parameter `p`, to set.
@@ -122,11 +144,13 @@ struct Conversion {
   /// Text for cache keys and messages: "" for the default, else "round=toward-zero,overflow=wrap,padding=keep"
   /// and parameters as "src-scale=0x1p-3", "sub@1=0x1.ecp+6/0x1.d1p+6/..." (axis, then every value, exact),
   /// "src-scale@0/1g128=..." (rows on axis 0, groups of 128 along axis 1) or "src-scale@1=buffer" (run-time
-  /// values: the kernel does not depend on them), the fields that differ from the default.
+  /// values: the kernel does not depend on them), "compensation=0/1" (sums per index of axes 0 and 1), the
+  /// fields that differ from the default.
   std::string key() const;
   /// Whether two conversions write the same bytes.
   bool operator==(const Conversion& o) const {
-    return rounding == o.rounding && overflow == o.overflow && padding == o.padding && params == o.params;
+    return rounding == o.rounding && overflow == o.overflow && padding == o.padding && params == o.params &&
+           compensation == o.compensation;
   }
   /// Negation of ==.
   bool operator!=(const Conversion& o) const { return !(*this == o); }

@@ -54,6 +54,11 @@ float apply_params(const Conversion& conv, float x, const int64_t* coord, const 
 void reference_reorder(const Layout& src, const void* src_data, const Layout& dst, void* dst_data,
                        const Conversion& conv = {});
 
+/// The zero-point compensation sums (Conversion::compensation) of a reorder's result: for each index of the
+/// compensation's axes, the sum of the values of `dst` (dst.bytes() bytes; an integer type of at most 32 bits)
+/// at those indices, modulo 2^32, row-major over (outer_axis, axis).
+std::vector<int32_t> reference_compensation(const Layout& dst, const void* dst_data, const Compensation& comp);
+
 /// The deterministic source pattern: each element is its logical linear index in canonical order, wrapped
 /// to the type's exact range (f32: mod 2^24, f16: mod 2048, bf16: mod 256, f8e4m3: mod 16, f8e5m2: mod 8,
 /// f64: exact, integers: two's-complement wrap); padding is zero.

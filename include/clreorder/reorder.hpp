@@ -35,6 +35,12 @@ struct ReorderOptions {
   /// (f32, i32 for zero points) from its start, and apart from the destination; null for the others. The
   /// kernel reads them when it runs: a caller keeps them unchanged until the reorder's event completes.
   std::array<cl::Buffer, kParams> param_buffers;
+  /// Where the reorder writes the compensation sums when the conversion asks for them
+  /// (Conversion::compensation; null otherwise): a buffer of the queue's context the kernel may write, of at
+  /// least Compensation::count() i32 from its start, apart from the source, the destination and the value
+  /// buffers. The reorder zeroes it (a fill enqueued before the kernel, after the wait list), then the
+  /// kernel adds every destination value to its sum.
+  cl::Buffer compensation;
 };
 
 /// What a reorder did.
@@ -44,6 +50,8 @@ struct ReorderResult {
   cl::Event event;         ///< the kernel's event: wait on it, or pass it in the next call's wait list
   /// Kernel time from event profiling in milliseconds; -1 when the queue has no profiling or wait was false.
   double kernel_ms = -1;
+  /// The host convenience reorder() only, with Conversion::compensation: the sums it read back.
+  std::vector<int32_t> compensation;
 };
 
 /// Thread-safe: threads may reorder on one queue or context at once (each cached kernel's arguments and
@@ -103,7 +111,8 @@ BatchResult reorder_batch(const Engine& engine, const std::vector<BatchItem>& it
 /// Convenience, blocking: host bytes in (src_layout.bytes() of them), host bytes out (dst_layout.bytes()). The
 /// destination starts as `dst_init` (dst_layout.bytes() of them) when given, else as zeros, so the bytes the
 /// layout does not own (gaps between strided elements) come back as they were. Parameters from a buffer
-/// whose values are given (and whose buffer is not) have their values uploaded into one.
+/// whose values are given (and whose buffer is not) have their values uploaded into one. Compensation sums
+/// go into a buffer of its own unless opt.compensation is set, and come back in result->compensation.
 std::vector<uint8_t> reorder(const Engine& engine, const std::vector<uint8_t>& src, const Layout& src_layout,
                              const Layout& dst_layout, const ReorderOptions& opt = {}, ReorderResult* result = nullptr,
                              const std::vector<uint8_t>* dst_init = nullptr);
@@ -120,11 +129,11 @@ void check_fits_device(const DeviceInfo& device, const Layout& layout);
 /// Sets the arguments every generated reorder kernel takes (CR_REORDER_ARGS in kernels_cl/common.cl):
 /// source and destination buffers and their offsets in elements, the buffers of run-time parameter values
 /// (`values` as ReorderOptions::param_buffers: set exactly for the parameters the kernel's conversion takes
-/// from a buffer), and for a shape-agnostic kernel its plans table (plans_buffer()). The caller holds the
-/// kernel's lock.
+/// from a buffer), the compensation sums' buffer (set exactly when the kernel's conversion writes them), and
+/// for a shape-agnostic kernel its plans table (plans_buffer()). The caller holds the kernel's lock.
 void set_reorder_args(cl::Kernel& kernel, const cl::Buffer& src, uint64_t src_base, const cl::Buffer& dst,
                       uint64_t dst_base, const cl::Buffer& plans = cl::Buffer(),
-                      const std::array<cl::Buffer, kParams>& values = {});
+                      const std::array<cl::Buffer, kParams>& values = {}, const cl::Buffer& compensation = cl::Buffer());
 
 /// The plans table of a shape-agnostic kernel as a read-only buffer of `context`; a null buffer when `kd`
 /// has none.
