@@ -343,18 +343,29 @@ std::string value_args(const Conversion& conv) {
   for (Param q : all_params())
     if (conv.param(q).from_buffer)
       out += std::string(", __global const ") + (is_zero_point(q) ? "int" : "float") + "* restrict " + arg_name(q);
-  if (conv.compensation.present()) out += ", __global int* restrict cr_comp";
+  if (conv.compensation.present()) out += ", __global uint* restrict cr_comp";
   return out;
 }
 
-std::string compensate_stmt(const Conversion& conv, const std::function<std::string(int axis)>& coord,
-                            const std::function<std::string(int axis)>& dim) {
+CompensateMacros compensate_macros(const Conversion& conv, const std::function<std::string(int axis)>& coord,
+                                   const std::function<std::string(int axis)>& dim) {
   const Compensation& c = conv.compensation;
-  if (!c.present()) return "";
+  if (!c.present()) return {};
   const std::string index = c.outer_axis < 0 ? coord(c.axis)
                                              : "(" + coord(c.outer_axis) + ") * " + dim(c.axis) + " + (" + coord(c.axis) + ")";
-  // The sum wraps modulo 2^32 as the host's: every destination type converts to int exactly or modulo 2^32.
-  return "atomic_add(cr_comp + (" + index + "), (int)(v));";
+  // A run of values with one index is summed in a register and added with one atomic: a work-item's
+  // elements usually share it (the generic kernel walks a digit that does not move it). Unsigned, so the
+  // sums wrap modulo 2^32 as the host's; every destination type converts to int exactly or modulo 2^32.
+  return {"uint cr_sum = 0; long cr_at = -1;",
+          "{ const long cr_i = " + index + "; if (cr_i != cr_at) { if (cr_at >= 0) atomic_add(cr_comp + cr_at, cr_sum); "
+          "cr_at = cr_i; cr_sum = 0; } cr_sum += (uint)(int)(v); }",
+          "if (cr_at >= 0) atomic_add(cr_comp + cr_at, cr_sum);"};
+}
+
+void def_compensate(Jit& jit, const CompensateMacros& m, bool replace) {
+  for (const auto& [name, value] : {std::pair<const char*, const std::string&>{"CR_COMP_BEGIN", m.begin},
+                                    {"CR_COMP_ADD(v)", m.add}, {"CR_COMP_END", m.end}})
+    replace ? jit.set(name, value) : jit.def(name, value);
 }
 
 bool divides(const Conversion& conv) {

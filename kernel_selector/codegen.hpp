@@ -102,16 +102,23 @@ std::string value_tables(const Conversion& conv, const TableShapes& shape = null
 
 /// The kernel arguments of the parameters of `conv` from device buffers (ParamValues::from_buffer), each
 /// ", __global const float* restrict cr_values<n>" (int for zero points), in Param order, then
-/// ", __global int* restrict cr_comp" where it writes compensation sums: CR_VALUE_ARGS, which
+/// ", __global uint* restrict cr_comp" where it writes compensation sums: CR_VALUE_ARGS, which
 /// CR_REORDER_ARGS ends with; "" when none.
 std::string value_args(const Conversion& conv);
 
-/// The statement adding destination value `v` to its compensation sum (Conversion::compensation) in the
-/// kernel argument cr_comp (value_args()), given the element's coordinate on an axis and the extent of one
-/// (expressions); "" when the conversion has none. One atomic add per element: work-items of any
-/// implementation may share a sum.
-std::string compensate_stmt(const Conversion& conv, const std::function<std::string(int axis)>& coord,
-                            const std::function<std::string(int axis)>& dim);
+/// The code that adds destination values to their compensation sums (Conversion::compensation) in the
+/// kernel argument cr_comp (value_args()): `begin` declares a work-item's running sum, `add` (of a value `v`,
+/// at the coordinates `coord` gives, the extent of an axis being `dim`) adds to it, first adding the sum of
+/// the run before with one atomic where the index changes, and `end` adds the last run. All "" when the
+/// conversion has none. Work-items of any implementation may share a sum.
+struct CompensateMacros {
+  std::string begin, add, end;
+};
+CompensateMacros compensate_macros(const Conversion& conv, const std::function<std::string(int axis)>& coord,
+                                   const std::function<std::string(int axis)>& dim);
+
+/// Defines (or with `replace`, sets) CR_COMP_BEGIN, CR_COMP_ADD(v) and CR_COMP_END as `m`.
+void def_compensate(Jit& jit, const CompensateMacros& m, bool replace = false);
 
 /// Whether the arithmetic of `conv` divides (div, dst-scale).
 bool divides(const Conversion& conv);

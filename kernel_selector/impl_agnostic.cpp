@@ -93,7 +93,7 @@ class AgnosticReorder : public ReorderImpl {
     Jit jit = reorder_jit(p, "reorder_agnostic", kd, [&](int axis, int) { return TableIndex{dc(axis)}; });
     jit.set("IDX_T", "long");  // any shape: 64-bit indices always
     // Compensation sums are indexed by the run-time dims of the destination plan, not compiled-in ones.
-    jit.set("CR_COMPENSATE(v)", compensate_stmt(p.conversion, dc, [](int axis) { return "dims[" + num(axis) + "]"; }));
+    def_compensate(jit, compensate_macros(p.conversion, dc, [](int axis) { return "dims[" + num(axis) + "]"; }), true);
     const bool coordinates = p.conversion.per_index() || p.conversion.compensation.present();
     jit.def("CR_AG_PERMUTATION", coordinates ? "0" : "1");
     if (!coordinates) kd.plan_args = permutation_table(p);

@@ -1,4 +1,5 @@
 // The kernel selector: the implementation list, the choice by rank, and the generic implementation.
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 
@@ -45,11 +46,58 @@ class GenericReorder : public ReorderImpl {
       decode += " \\\n  " + macro_lines(lines);
       coords = "s_";
     }
-    jit.def("DST_COUNT", dp.digit_space)
+    const Walk walk = walk_of(p);
+    const int64_t items = dp.digit_space / walk.extent * walk.pieces;
+    if (walk.extent == 1) {
+      jit.def("DST_FIRST(w)", "0").def("DST_END(w)", "1").def("DST_TUPLE(w, q)", "(w)");
+    } else {
+      const std::string in = num(walk.inner), first = "(((w) / " + in + ") % " + num(walk.pieces) + ") * " + num(walk.chunk);
+      jit.def("DST_FIRST(w)", first)
+          .def("DST_END(w)", "min((IDX_T)" + num(walk.extent) + ", " + first + " + " + num(walk.chunk) + ")")
+          .def("DST_TUPLE(w, q)", "((w) / " + in + " / " + num(walk.pieces) + ") * " + num(walk.extent * walk.inner) + " + (q) * " +
+                                      in + " + (w) % " + in);
+    }
+    jit.def("DST_ITEMS", items)
         .def("DST_DECODE(p)", decode)
         .def("SRC_OFFSET", offset_expr(p.src.plan(), coord_names(p.src.rank(), coords)));
-    finish_kernel(kd, jit, "reorder_generic.cl", static_cast<size_t>(dp.digit_space), kGenericLocal, p.device);
+    finish_kernel(kd, jit, "reorder_generic.cl", static_cast<size_t>(items), kGenericLocal, p.device);
     return kd;
+  }
+
+ private:
+  // The digit a work-item walks pieces of (`chunk` values each, `pieces` per digit), and the product of the
+  // extents of the digits inside it; extent 1: one tuple per work-item.
+  struct Walk {
+    int64_t extent = 1, inner = 1, chunk = 1, pieces = 1;
+  };
+  static constexpr int64_t kCompensationChunk = 64;
+
+  // With compensation sums: the largest digit whose pdim holds none of the sums' axes (so that a piece has
+  // one index, summed with one atomic), not the innermost where another exists, so that neighbouring
+  // work-items still write neighbouring elements.
+  static Walk walk_of(const ReorderParams& p) {
+    Walk walk;
+    const Compensation& c = p.conversion.compensation;
+    if (!c.present()) return walk;
+    const IndexPlan& dp = p.dst.plan();
+    const size_t n = dp.digits.size();
+    int best = -1;
+    for (size_t k = 0; k < n; ++k) {
+      const std::vector<int>& axes = dp.pdims[static_cast<size_t>(dp.digits[k].dim)].axes;
+      if (std::find(axes.begin(), axes.end(), c.axis) != axes.end() ||
+          std::find(axes.begin(), axes.end(), c.outer_axis) != axes.end() || dp.digits[k].extent < 2)
+        continue;
+      const bool inner_only = k + 1 == n;
+      if (best < 0 || (best + 1 == static_cast<int>(n) && !inner_only) ||
+          (!inner_only && dp.digits[k].extent > dp.digits[static_cast<size_t>(best)].extent))
+        best = static_cast<int>(k);
+    }
+    if (best < 0) return walk;
+    walk.extent = dp.digits[static_cast<size_t>(best)].extent;
+    for (size_t k = static_cast<size_t>(best) + 1; k < n; ++k) walk.inner *= dp.digits[k].extent;
+    walk.chunk = std::min(walk.extent, kCompensationChunk);
+    walk.pieces = (walk.extent + walk.chunk - 1) / walk.chunk;
+    return walk;
   }
 };
 
@@ -77,10 +125,10 @@ Jit reorder_jit(const ReorderParams& p, const std::string& prefix, KernelData& k
       .def("CR_ZERO_PADDING", p.conversion.padding == Padding::zero ? "1" : "0")
       .def("CR_DIVIDES", divides(p.conversion) ? "1" : "0")
       .def("CR_VALUE_TABLES", value_tables(p.conversion, shapes))
-      .def("CR_VALUE_ARGS", value_args(p.conversion))
-      .def("CR_COMPENSATE(v)", compensate_stmt(
-                                   p.conversion, [&](int axis) { return coord ? coord(axis, 0).base : std::string("cr_no_coordinates"); },
-                                   [&](int axis) { return num(p.dst.dims()[static_cast<size_t>(axis)]); }));
+      .def("CR_VALUE_ARGS", value_args(p.conversion));
+  def_compensate(jit, compensate_macros(
+                          p.conversion, [&](int axis) { return coord ? coord(axis, 0).base : std::string("cr_no_coordinates"); },
+                          [&](int axis) { return num(p.dst.dims()[static_cast<size_t>(axis)]); }));
   return jit;
 }
 

@@ -15,9 +15,9 @@
 // (kernel_selector/impl_agnostic.cpp writes it from Permutation and IndexPlan; IndexPlan::decode and offset
 // are the host twins).
 // Generated: KERNEL_NAME, SRC_T, DST_T, IDX_T (long), CONVERT(v), CR_ZERO_PADDING (0: padding is not
-// written), CR_DIVIDES, CR_VALUE_TABLES (per-index parameters, read at dc[axis]), CR_COMPENSATE(v) (a value's
-// compensation sum, at dc[axis]), CR_AG_PERMUTATION (0: per-index parameters or compensation, for modes 0 and
-// 1 only);
+// written), CR_DIVIDES, CR_VALUE_TABLES (per-index parameters, read at dc[axis]), CR_COMP_BEGIN,
+// CR_COMP_ADD(v), CR_COMP_END (compensation sums, at dc[axis]), CR_AG_PERMUTATION (0: per-index parameters
+// or compensation sums, for modes 0 and 1 only);
 // nothing about the layouts.
 // The helpers once per program, however many type pairs it holds.
 #ifndef CR_AG_HELPERS
@@ -122,7 +122,7 @@ CR_VALUE_TABLES
 // of the pdims holding its axes are recomputed.
 __kernel void KERNEL_NAME(CR_REORDER_ARGS, __global const long* restrict plans) {
   CR_REORDER_BEGIN(w, plans[0])
-#if CR_AG_PERMUTATION  // else CONVERT or CR_COMPENSATE reads dc, which only the plan walk below has
+#if CR_AG_PERMUTATION  // else CONVERT or CR_COMP_ADD reads dc, which only the plan walk below has
   if (plans[1] == 2) {
     const long n = plans[4], m = plans[7], inner_total = plans[8];
     __global const long* dg = plans + 9;
@@ -221,6 +221,7 @@ __kernel void KERNEL_NAME(CR_REORDER_ARGS, __global const long* restrict plans) 
   }
   const bool owned0 = pd0[1] != 0;
   const long v0 = values[d0[0]];
+  CR_COMP_BEGIN
   if (plans[1]) {
     // A reshape: the destination coordinate's canonical row-major index, split over the source's dims.
     const long drank = dplan[1], srank = splan[1];
@@ -237,10 +238,11 @@ __kernel void KERNEL_NAME(CR_REORDER_ARGS, __global const long* restrict plans) 
           lin /= splan[2 + a];
         }
         out = CONVERT(src[cr_ag_offset(splan, sc)]);
-        CR_COMPENSATE(out)
+        CR_COMP_ADD(out)
       }
       dst[off + q * d0[3]] = out;
     }
+    CR_COMP_END
     return;
   }
   // Source pdims holding an axis of the innermost digit's pdim change along the row; the others are summed once.
@@ -269,8 +271,9 @@ __kernel void KERNEL_NAME(CR_REORDER_ARGS, __global const long* restrict plans) 
         spd += 2 + 3 * spd[0];
       }
       out = CONVERT(src[fixed + cr_ag_digit_sum(splan, svalues, changing, true)]);
-      CR_COMPENSATE(out)
+      CR_COMP_ADD(out)
     }
     dst[off + q * d0[3]] = out;
   }
+  CR_COMP_END
 }
