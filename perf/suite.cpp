@@ -2,8 +2,9 @@
 // of the same bytes in the same run, clEnqueueCopyBuffer and our copy kernel (clreorder::bench_reorder);
 // "ratio to copy" is to the faster. Writes a markdown table, a CSV and a chart; the README's table comes from
 // here.
-//   clreorder_suite [--runs N] [--repeat R] [--impl NAME] [--out DIR] [--filter SUBSTRING] [--views]
-// --views times strided views with gaps beside their dense twins instead (views.md, views.csv).
+//   clreorder_suite [--runs N] [--repeat R] [--impl NAME] [--out DIR] [--filter SUBSTRING] [--views | --fused]
+// --views times strided views with gaps beside their dense twins instead (views.md, views.csv); --fused the
+// fused arithmetic beside the plain conversion of the same pair (fused.md, fused.csv).
 // Each case is measured R times (each a median of N runs against a same-run copy); the repeat with the
 // median ratio is reported, which keeps a noisy shared machine from deciding the figures.
 #include <algorithm>
@@ -177,6 +178,66 @@ const ViewCase kViewCases[] = {
     {{"oiyx", "os_iyx_osv16", "512,512,1,1", "i64", "i64"}, "1024,1,1,1", ""},
 };
 
+// Fused arithmetic (issue 16) beside the plain conversion of the same pair: every family (plain, strided,
+// blocked, weights, grouped, TPU), destinations of every float and integer width the arithmetic meets, per
+// tensor, per channel, rows of groups, normalisation and compensation sums.
+struct FusedCase {
+  SuiteCase c;
+  const char* src_strides;  // "" dense
+  const char* what;         // the parameters, as the CLI's options
+  Conversion (*conversion)(const Layout& dst);
+};
+
+// `count` values from `first` by `step` (indexed parameters).
+std::vector<float> fused_ramp(int64_t count, float first, float step) {
+  std::vector<float> v(static_cast<size_t>(count));
+  for (size_t k = 0; k < v.size(); ++k) v[k] = first + step * static_cast<float>(k % 17);
+  return v;
+}
+
+Conversion with(std::initializer_list<std::pair<Param, ParamValues>> params) {
+  Conversion c;
+  for (const auto& [q, v] : params) c.param(q) = v;
+  return c;
+}
+
+const FusedCase kFusedCases[] = {
+    {{"bfyx", "b_fs_yx_fsv16", "8,64,56,56", "f32", "i8"}, "", "--dst-scale 0.02 --dst-zero-point 3",
+     [](const Layout&) { return with({{Param::dst_scale, {{0.02f}}}, {Param::dst_zero_point, {{3}}}}); }},
+    {{"bfyx", "b_fs_yx_fsv16", "8,64,56,56", "f32", "i8"}, "", "--dst-scale S0,..,S63 --quant-axis f",
+     [](const Layout& d) { return with({{Param::dst_scale, {fused_ramp(d.dims()[1], 0.02f, 0.001f), 1}}}); }},
+    {{"byxf", "b_fs_yx_fsv16", "8,3,224,224", "u8", "f16"}, "", "--sub 123.7,116.3,103.5 --div 58.4,57.1,57.4",
+     [](const Layout&) { return with({{Param::sub, {{123.7f, 116.3f, 103.5f}, 1}}, {Param::div, {{58.4f, 57.1f, 57.4f}, 1}}}); }},
+    {{"bfyx", "byxf", "8,64,56,56", "i8", "f32"}, "", "--src-zero-point -3 --src-scale S0,..,S63 --quant-axis f",
+     [](const Layout& d) { return with({{Param::src_zero_point, {{-3}}}, {Param::src_scale, {fused_ramp(d.dims()[1], 0.1f, 0.01f), 1}}}); }},
+    {{"b_fs_yx_fsv16", "bfyx", "8,128,56,56", "f16", "bf16"}, "", "--mul 0.5",
+     [](const Layout&) { return with({{Param::mul, {{0.5f}}}}); }},
+    {{"bfyx", "b_fs_yx_fsv4", "8,64,56,56", "i32", "i8"}, "", "--src-scale 0.25 --dst-scale 0.5 --dst-zero-point -2",
+     [](const Layout&) { return with({{Param::src_scale, {{0.25f}}}, {Param::dst_scale, {{0.5f}}}, {Param::dst_zero_point, {{-2}}}}); }},
+    {{"bfyx", "byxf", "8,64,56,56", "f32", "u8"}, "245760,3840,64,1", "--dst-scale 0.02 --dst-zero-point 128",
+     [](const Layout&) { return with({{Param::dst_scale, {{0.02f}}}, {Param::dst_zero_point, {{128}}}}); }},
+    {{"bfyx", "tpu_aligned(npus=64,npu_bytes=4096,addr=0)", "1,64,56,56", "f32", "i8"}, "", "--dst-scale 0.02",
+     [](const Layout&) { return with({{Param::dst_scale, {{0.02f}}}}); }},
+    {{"oiyx", "os_is_yx_isv16_osv16", "256,256,3,3", "f32", "i8"}, "", "--dst-scale S0,..,S255 --quant-axis o",
+     [](const Layout& d) { return with({{Param::dst_scale, {fused_ramp(d.dims()[0], 0.02f, 0.001f), 0}}}); }},
+    {{"oiyx", "os_is_yx_isv16_osv16", "256,256,3,3", "f32", "i8"}, "", "--dst-scale 0.02 --compensation o",
+     [](const Layout&) {
+       Conversion c = with({{Param::dst_scale, {{0.02f}}}});
+       c.compensation = Compensation{0};
+       return c;
+     }},
+    {{"oiyx", "os_is_yx_osv16_isv4", "256,512,1,1", "f32", "i8"}, "", "--dst-scale @FILE (4096 values) --quant-axis o,i --quant-group 32",
+     [](const Layout& d) { return with({{Param::dst_scale, {fused_ramp(d.dims()[0] * 16, 0.02f, 0.001f), 1, 32, 0}}}); }},
+    {{"goiyx", "g_os_is_yx_osv16_isv4", "32,32,32,3,3", "f32", "i8"}, "", "--dst-scale S0,..,S31 --quant-axis o",
+     [](const Layout& d) { return with({{Param::dst_scale, {fused_ramp(d.dims()[1], 0.02f, 0.001f), 1}}}); }},
+    {{"os_is_yx_isv16_osv16", "oiyx", "256,256,3,3", "i8", "f16"}, "", "--src-scale S0,..,S255 --quant-axis o",
+     [](const Layout& d) { return with({{Param::src_scale, {fused_ramp(d.dims()[0], 0.02f, 0.001f), 0}}}); }},
+};
+
+// `--fused`: the fused cases beside their plain conversions, interleaved, each the median-ratio repeat.
+int run_fused(const Engine& engine, int runs, int repeat, const std::string& impl, const std::string& out,
+              const std::string& filter);
+
 // `--views`: the view cases beside their dense twins, interleaved, each the median-ratio repeat.
 int run_views(const Engine& engine, int runs, int repeat, const std::string& impl, const std::string& out,
               const std::string& filter);
@@ -196,10 +257,13 @@ int main(int argc, char** argv) {
   app.add_option("--out", out, "directory for the table and CSV")->capture_default_str();
   app.add_option("--filter", filter, "only the cases whose name contains this");
   app.add_flag("--views", views, "strided views beside their dense twins instead (views.md, views.csv)");
+  bool fused = false;
+  app.add_flag("--fused", fused, "fused arithmetic beside the plain conversion instead (fused.md, fused.csv)");
   CLI11_PARSE(app, argc, argv);
   try {
     Engine engine = Engine::open();
     if (views) return run_views(engine, runs, repeat, impl, out, filter);
+    if (fused) return run_fused(engine, runs, repeat, impl, out, filter);
     std::string md = "| case | dtype | impl | ms | GB/s logical | GB/s physical | copy GB/s (clEnqueueCopyBuffer / kernel) "
                      "| ratio to copy | ratio to clEnqueueCopyBuffer | host us (bare) | oneDNN GB/s logical | vs oneDNN |\n"
                      "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n";
@@ -303,6 +367,67 @@ int main(int argc, char** argv) {
 
 namespace {
 
+BenchResult median_ratio(std::vector<BenchResult> reps) {
+  std::sort(reps.begin(), reps.end(), [](const BenchResult& x, const BenchResult& y) { return x.ratio < y.ratio; });
+  return reps[reps.size() / 2];
+}
+
+int run_fused(const Engine& engine, int runs, int repeat, const std::string& impl, const std::string& out,
+              const std::string& filter) {
+  std::string md = "| case | dtype | fused | impl (plain / fused) | ratio to copy, plain | ratio to copy, fused | fused / plain |\n"
+                   "|---|---|---|---|---:|---:|---:|\n";
+  std::string csv = "from,to,shape,dtype,to_dtype,src_strides,fused,conversion,plain_impl,fused_impl,plain_ratio,fused_ratio,"
+                    "fused_over_plain\n";
+  double worst = 1e9, log_sum = 0;
+  int n = 0, within = 0;
+  for (const FusedCase& fc : kFusedCases) {
+    const SuiteCase& c = fc.c;
+    const std::string label = std::string(c.from) + " -> " + c.to + " " + c.shape + (*fc.src_strides ? " (view)" : "");
+    if (!filter.empty() && (label + " " + fc.what).find(filter) == std::string::npos) continue;
+    const Dims shape = parse_dims(c.shape);
+    const Layout src(format_from_name(c.from), parse_data_type(c.dtype), shape, {}, {},
+                     *fc.src_strides ? parse_dims(fc.src_strides) : Dims{});
+    const Layout dst(format_from_name(c.to), parse_data_type(c.to_dtype), shape);
+    const Conversion conv = fc.conversion(dst);
+    std::vector<BenchResult> plain, fused;
+    for (int k = 0; k < repeat; ++k) {
+      plain.push_back(bench_reorder(engine, src, dst, impl, runs));
+      fused.push_back(bench_reorder(engine, src, dst, impl, runs, conv));
+    }
+    const BenchResult p = median_ratio(plain), f = median_ratio(fused);
+    const double rel = f.ratio / p.ratio;
+    const std::string types = std::string(c.dtype) + "->" + c.to_dtype;
+    char row[768];
+    std::snprintf(row, sizeof row, "| %s | %s | `%s` | %s / %s | %.3f | %.3f | %.3f |\n", label.c_str(), types.c_str(), fc.what,
+                  p.impl.c_str(), f.impl.c_str(), p.ratio, f.ratio, rel);
+    md += row;
+    std::printf("%s", row);
+    std::fflush(stdout);
+    std::snprintf(row, sizeof row, "%s,%s,\"%s\",%s,%s,\"%s\",\"%s\",\"%s\",%s,%s,%.4f,%.4f,%.4f\n", c.from, c.to, c.shape, c.dtype,
+                  c.to_dtype, fc.src_strides, fc.what, conv.key().substr(0, 200).c_str(), p.impl.c_str(), f.impl.c_str(), p.ratio,
+                  f.ratio, rel);
+    csv += row;
+    worst = std::min(worst, rel);
+    log_sum += std::log(rel);
+    within += rel >= 0.9 ? 1 : 0;
+    ++n;
+  }
+  char summary[256];
+  std::snprintf(summary, sizeof summary,
+                "\nfused over plain (ratios to copy): geometric mean %.3f over %d cases; lowest %.3f; %d within 10%%\n",
+                n ? std::exp(log_sum / n) : 0.0, n, n ? worst : 0.0, within);
+  md += summary;
+  std::printf("%s", summary);
+  std::error_code ec;
+  std::filesystem::create_directories(out, ec);
+  write_file(out + "/fused.md", std::string("Device: ") + engine.info().platform + " / " + engine.info().name +
+                                    "; each case: the median-ratio repeat of " + std::to_string(repeat) + ", each a median of " +
+                                    std::to_string(runs) + " runs, plain and fused interleaved.\n\n" + md);
+  write_file(out + "/fused.csv", csv);
+  std::printf("wrote %s/fused.md and %s/fused.csv\n", out.c_str(), out.c_str());
+  return 0;
+}
+
 int run_views(const Engine& engine, int runs, int repeat, const std::string& impl, const std::string& out,
               const std::string& filter) {
   std::string md = "| case | dtype | view strides | impl (view) | ratio to copy, dense | ratio to copy, view | view / dense |\n"
@@ -310,10 +435,6 @@ int run_views(const Engine& engine, int runs, int repeat, const std::string& imp
   std::string csv = "from,to,shape,dtype,to_dtype,src_strides,dst_strides,impl,dense_ratio,view_ratio,view_over_dense\n";
   double worst = 1e9, log_sum = 0;
   int n = 0;
-  auto median_ratio = [](std::vector<BenchResult> reps) {
-    std::sort(reps.begin(), reps.end(), [](const BenchResult& x, const BenchResult& y) { return x.ratio < y.ratio; });
-    return reps[reps.size() / 2];
-  };
   for (const ViewCase& vc : kViewCases) {
     const SuiteCase& c = vc.c;
     const std::string label = std::string(c.from) + " -> " + c.to + " " + c.shape;
