@@ -236,6 +236,16 @@ TEST(Device, ConversionModesOnEveryPath) {
   }
 }
 
+// What reorder() throws for the case on these buffers and options ("no error" when it runs).
+static std::string refusal(const Engine& e, const cl::Buffer& s, const cl::Buffer& d, const Case& c, const ReorderOptions& o) {
+  try {
+    reorder(e, s, 0, c.src, d, 0, c.dst, o);
+  } catch (const std::exception& x) {
+    return std::string(x.what());
+  }
+  return "no error";
+}
+
 // Each case forced on every implementation that accepts it (the agnostic one too), on random bits as well; an
 // implementation that accepts none of them fails.
 static void run_on_every_impl(const Engine& e, const std::vector<Case>& cases) {
@@ -400,14 +410,7 @@ TEST(Device, GroupedAndRunTimeParameters) {
   ReorderOptions opt;
   opt.conversion = c.conversion;
   opt.policy = CompilePolicy::wait;
-  auto fails = [&](const ReorderOptions& o) {
-    try {
-      reorder(*e, s, 0, c.src, d, 0, c.dst, o);
-    } catch (const std::exception& x) {
-      return std::string(x.what());
-    }
-    return std::string("no error");
-  };
+  auto fails = [&](const ReorderOptions& o) { return refusal(*e, s, d, c, o); };
   EXPECT_NE(fails(opt).find("dst-scale buffer is null"), std::string::npos) << fails(opt);
   opt.param_buffers = upload_param_values(e->context(), opt.conversion);
   opt.param_buffers[static_cast<size_t>(Param::dst_scale)] = cl::Buffer(e->context(), CL_MEM_READ_ONLY, 98 * 4);
@@ -469,14 +472,7 @@ TEST(Device, CompensationSums) {
   ReorderOptions opt;
   opt.conversion = c.conversion;
   opt.policy = CompilePolicy::wait;
-  auto fails = [&](const ReorderOptions& o) {
-    try {
-      reorder(*e, s, 0, c.src, d, 0, c.dst, o);
-    } catch (const std::exception& x) {
-      return std::string(x.what());
-    }
-    return std::string("no error");
-  };
+  auto fails = [&](const ReorderOptions& o) { return refusal(*e, s, d, c, o); };
   EXPECT_NE(fails(opt).find("compensation buffer is null"), std::string::npos) << fails(opt);
   opt.compensation = cl::Buffer(e->context(), CL_MEM_READ_WRITE, 32 * 4);
   EXPECT_NE(fails(opt).find("compensation buffer holds 128 bytes but 33 i32 sums need 132"), std::string::npos) << fails(opt);
