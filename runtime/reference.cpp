@@ -156,6 +156,21 @@ float small_value(uint8_t b, const Small& t) {
   return static_cast<float>(b & 0x80 ? -v : v);
 }
 
+// Calls f(coordinate, n) for every logical coordinate of `dims`, n counting them row-major.
+template <typename F>
+void for_each_logical(const Dims& dims, F f) {
+  int64_t total = 1;
+  for (int64_t d : dims) total *= d;
+  Dims c(dims.size(), 0);
+  for (int64_t n = 0; n < total; ++n) {
+    f(c.data(), n);
+    for (size_t a = dims.size(); a-- > 0;) {
+      if (++c[a] < dims[a]) break;
+      c[a] = 0;
+    }
+  }
+}
+
 }  // namespace
 
 uint8_t f32_to_f8e4m3(float f, bool toward_zero) {
@@ -374,35 +389,20 @@ std::vector<int32_t> reference_compensation(const Layout& dst, const void* dst_d
   check_params(conv, dst);
   std::vector<uint32_t> sums(static_cast<size_t>(comp.count(dst.dims())), 0);
   const auto* d = static_cast<const uint8_t*>(dst_data);
-  const size_t es = size_of(dst.data_type());
-  const int r = dst.rank();
-  Dims c(static_cast<size_t>(r), 0);
-  for (int64_t n = 0, total = dst.logical_elements(); n < total; ++n) {
-    const uint8_t* p = d + dst.plan().offset(c.data()) * static_cast<int64_t>(es);
-    uint32_t v = 0;  // the value as an integer, modulo 2^32 (signed types sign-extended)
-    switch (dst.data_type()) {
-      case DataType::i8: v = static_cast<uint32_t>(static_cast<int32_t>(static_cast<int8_t>(*p))); break;
-      case DataType::i16: { int16_t x; std::memcpy(&x, p, 2); v = static_cast<uint32_t>(static_cast<int32_t>(x)); break; }
-      case DataType::u16: { uint16_t x; std::memcpy(&x, p, 2); v = x; break; }
-      case DataType::i32: case DataType::u32: std::memcpy(&v, p, 4); break;
-      default: v = *p; break;  // u8 (check_params() allows no other type)
-    }
-    sums[static_cast<size_t>(comp.index(c.data(), dst.dims()))] += v;
-    for (int a = r - 1; a >= 0; --a) {
-      if (++c[static_cast<size_t>(a)] < dst.dims()[static_cast<size_t>(a)]) break;
-      c[static_cast<size_t>(a)] = 0;
-    }
-  }
+  const int64_t es = static_cast<int64_t>(size_of(dst.data_type()));
+  for_each_logical(dst.dims(), [&](const int64_t* c, int64_t) {
+    int64_t v;  // exact: check_params() allows integer types of at most 32 bits
+    convert_element(dst.data_type(), d + dst.plan().offset(c) * es, DataType::i64, &v);
+    sums[static_cast<size_t>(comp.index(c, dst.dims()))] += static_cast<uint32_t>(v);  // modulo 2^32
+  });
   return std::vector<int32_t>(sums.begin(), sums.end());
 }
 
 std::vector<uint8_t> make_pattern(const Layout& layout) {
   std::vector<uint8_t> buf(static_cast<size_t>(layout.bytes()), 0);
   const size_t es = size_of(layout.data_type());
-  const int r = layout.rank();
-  Dims c(r, 0);
-  for (int64_t n = 0, total = layout.logical_elements(); n < total; ++n) {
-    uint8_t* p = buf.data() + layout.plan().offset(c.data()) * static_cast<int64_t>(es);
+  for_each_logical(layout.dims(), [&](const int64_t* c, int64_t n) {
+    uint8_t* p = buf.data() + layout.plan().offset(c) * static_cast<int64_t>(es);
     switch (layout.data_type()) {
       case DataType::f32: { float v = static_cast<float>(n % (int64_t(1) << 24)); std::memcpy(p, &v, 4); break; }
       case DataType::f16: { uint16_t v = f32_to_f16(static_cast<float>(n % 2048)); std::memcpy(p, &v, 2); break; }
@@ -415,11 +415,7 @@ std::vector<uint8_t> make_pattern(const Layout& layout) {
       case DataType::i32: case DataType::u32: { uint32_t v = static_cast<uint32_t>(n); std::memcpy(p, &v, 4); break; }
       case DataType::i64: case DataType::u64: { int64_t v = n; std::memcpy(p, &v, 8); break; }
     }
-    for (int a = r - 1; a >= 0; --a) {
-      if (++c[a] < layout.dims()[a]) break;
-      c[a] = 0;
-    }
-  }
+  });
   return buf;
 }
 
