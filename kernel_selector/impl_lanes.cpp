@@ -69,7 +69,7 @@ LanesPlan make_plan(const ReorderParams& p) {
                 "overlapping loads: staged took 0.46-0.54 of lanes' time";
   lp.perm = make_permutation(p.src, p.dst, indexed_axes(p.conversion));
   if (!lp.perm.reject.empty()) return fail(lp.perm.reject);
-  if (std::string why = reject_tables(p.conversion, lp.perm); !why.empty()) return fail(why);
+  if (std::string why = reject_conversion(p.conversion, lp.perm); !why.empty()) return fail(why);
   const Permutation& perm = lp.perm;
   lp.g = 4 / esize;
   std::vector<PermDigit> pool = perm.digits;

@@ -68,7 +68,7 @@ std::vector<int> indexed_axes(const Conversion& conv) {
   return out;
 }
 
-std::string reject_tables(const Conversion& conv, const Permutation& perm) {
+std::string reject_conversion(const Conversion& conv, const Permutation& perm) {
   // Its work-items convert tiles in registers and store them as vectors, whose lanes (padding among them)
   // would each need an atomic add; lanes converts some elements twice.
   if (conv.compensation.present()) return "compensation sums are written by the generic and agnostic kernels only";

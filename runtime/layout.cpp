@@ -269,14 +269,16 @@ void check_params(const Conversion& conv, const Layout& dst) {
   size_t indexed = 0;
   const std::string& axes = dst.format().axes();
   auto axis_name = [&](int a) { return std::string(1, axes[static_cast<size_t>(a)]); };
+  auto check_axes = [&](const std::string& what, std::initializer_list<int> list, const char* none) {
+    for (int a : list)
+      if (a < -1 || a >= dst.rank())
+        throw Error(what + ": axis " + std::to_string(a) + " is not one of its " + std::to_string(dst.rank()) + " axes (" + axes + none + ")");
+  };
   for (Param p : all_params()) {
     const ParamValues& v = conv.param(p);
     if (!v.present()) continue;
     const std::string what = std::string(to_string(p)) + " of " + dst.describe();
-    for (int a : {v.axis, v.outer_axis})
-      if (a < -1 || a >= dst.rank())
-        throw Error(what + ": axis " + std::to_string(a) + " is not one of its " + std::to_string(dst.rank()) + " axes (" + axes +
-                    "; -1 for one value per tensor)");
+    check_axes(what, {v.axis, v.outer_axis}, "; -1 for one value per tensor");
     if (v.outer_axis >= 0 && (v.axis < 0 || v.outer_axis == v.axis))
       throw Error(what + ": rows on axis " + axis_name(v.outer_axis) + " need groups along another axis (axis " +
                   std::to_string(v.axis) + ")");
@@ -306,9 +308,7 @@ void check_params(const Conversion& conv, const Layout& dst) {
   const Compensation& c = conv.compensation;
   if (c.present() || c.outer_axis != -1) {
     const std::string what = "compensation of " + dst.describe();
-    for (int a : {c.axis, c.outer_axis})
-      if (a < -1 || a >= dst.rank())
-        throw Error(what + ": axis " + std::to_string(a) + " is not one of its " + std::to_string(dst.rank()) + " axes (" + axes + ")");
+    check_axes(what, {c.axis, c.outer_axis}, "");
     if (c.axis < 0 || c.outer_axis == c.axis)
       throw Error(what + ": axes " + std::to_string(c.outer_axis) + " and " + std::to_string(c.axis) +
                   " (one axis, and optionally another for the rows)");

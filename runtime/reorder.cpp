@@ -530,6 +530,14 @@ cl::Event launch_reorder(const cl::CommandQueue& queue, Dispatch& d, const cl::B
   });
 }
 
+// The first `count` 4-byte words of buffer `f` (named `name`, holding `what`), which it must hold.
+ByteRange words_range(const BufferFacts& f, uint64_t count, const std::string& name, const char* what) {
+  if (f.size / 4 < count)
+    throw Error(name + " buffer holds " + std::to_string(f.size) + " bytes but " + std::to_string(count) + what + " need " +
+                std::to_string(count * 4));
+  return ByteRange{f.root, f.origin, f.origin + count * 4};
+}
+
 // Checks the buffers of the run-time parameter values (ReorderOptions::param_buffers): of the context,
 // readable, large enough, apart from the destination; none set for a constant. Adds their ranges to `ranges`.
 void check_value_buffers(const cl::Context& ctx, const ReorderOptions& opt, const Layout& dst_layout, const ByteRange& dst,
@@ -544,11 +552,8 @@ void check_value_buffers(const cl::Context& ctx, const ReorderOptions& opt, cons
     }
     const BufferFacts f = buffer_facts(ctx, b, name.c_str());
     if (f.flags & CL_MEM_WRITE_ONLY) throw Error(name + " buffer was created CL_MEM_WRITE_ONLY: a kernel cannot read it");
-    const uint64_t count = static_cast<uint64_t>(pv.count(dst_layout.dims()));
-    if (f.size / 4 < count)
-      throw Error(name + " buffer holds " + std::to_string(f.size) + " bytes but " + std::to_string(count) + (is_zero_point(q) ? " i32" : " f32") +
-                  " values need " + std::to_string(count * 4));
-    const ByteRange range{f.root, f.origin, f.origin + count * 4};
+    const ByteRange range = words_range(f, static_cast<uint64_t>(pv.count(dst_layout.dims())), name,
+                                        is_zero_point(q) ? " i32 values" : " f32 values");
     if (overlap(range, dst))
       throw Error(name + " buffer overlaps the destination (bytes [" + std::to_string(dst.begin) + ", " + std::to_string(dst.end) +
                   ") of one buffer)");
@@ -567,11 +572,8 @@ void check_compensation_buffer(const cl::Context& ctx, const ReorderOptions& opt
   }
   const BufferFacts f = buffer_facts(ctx, opt.compensation, "compensation");
   if (f.flags & CL_MEM_READ_ONLY) throw Error("compensation buffer was created CL_MEM_READ_ONLY: a kernel cannot write it");
-  const uint64_t count = static_cast<uint64_t>(opt.conversion.compensation.count(dst_layout.dims()));
-  if (f.size / 4 < count)
-    throw Error("compensation buffer holds " + std::to_string(f.size) + " bytes but " + std::to_string(count) +
-                " i32 sums need " + std::to_string(count * 4));
-  const ByteRange mine{f.root, f.origin, f.origin + count * 4};
+  const ByteRange mine = words_range(f, static_cast<uint64_t>(opt.conversion.compensation.count(dst_layout.dims())),
+                                     "compensation", " i32 sums");
   for (const auto& [range, what] : others)
     if (overlap(mine, range))
       throw Error("compensation buffer (bytes [" + std::to_string(mine.begin) + ", " + std::to_string(mine.end) + ")) overlaps the " +

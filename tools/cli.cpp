@@ -642,11 +642,12 @@ int run_reorder(const Engine& engine, const Pair& pr, const std::string& input, 
       say("check: OK, all %zu destination bytes (padding included) match the host reference\n", checked.size());
     if (pr.conversion.compensation.present()) {
       const std::vector<int32_t> want_sums = reference_compensation(pr.dst, want.data(), pr.conversion.compensation);
+      size_t first_sum = 0;
       for (size_t i = 0; i < want_sums.size(); ++i)
-        if (sums[i] != want_sums[i] && bad_sums++ == 0) first = i;
+        if (sums[i] != want_sums[i] && bad_sums++ == 0) first_sum = i;
       if (bad_sums)
         say("check: FAILED, %zu of %zu compensation sums differ from the host's; first at index %zu (got %d, want %d)\n",
-            bad_sums, want_sums.size(), first, sums[first], want_sums[first]);
+            bad_sums, want_sums.size(), first_sum, sums[first_sum], want_sums[first_sum]);
       else
         say("check: OK, all %zu compensation sums match the host's\n", want_sums.size());
     }
