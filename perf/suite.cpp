@@ -367,6 +367,21 @@ int main(int argc, char** argv) {
 
 namespace {
 
+// The end of a paired run (--fused, --views): prints `summary`, and writes <out>/<name>.md (how it was
+// measured, the table `md`, the summary) and <out>/<name>.csv.
+void write_paired(const Engine& engine, const std::string& out, const std::string& name, int repeat, int runs,
+                  const char* pair, const std::string& md, const std::string& summary, const std::string& csv) {
+  std::printf("%s", summary.c_str());
+  std::error_code ec;
+  std::filesystem::create_directories(out, ec);
+  write_file(out + "/" + name + ".md", std::string("Device: ") + engine.info().platform + " / " + engine.info().name +
+                                           "; each case: the median-ratio repeat of " + std::to_string(repeat) +
+                                           ", each a median of " + std::to_string(runs) + " runs, " + pair +
+                                           " interleaved.\n\n" + md + summary);
+  write_file(out + "/" + name + ".csv", csv);
+  std::printf("wrote %s/%s.md and %s/%s.csv\n", out.c_str(), name.c_str(), out.c_str(), name.c_str());
+}
+
 BenchResult median_ratio(std::vector<BenchResult> reps) {
   std::sort(reps.begin(), reps.end(), [](const BenchResult& x, const BenchResult& y) { return x.ratio < y.ratio; });
   return reps[reps.size() / 2];
@@ -416,15 +431,7 @@ int run_fused(const Engine& engine, int runs, int repeat, const std::string& imp
   std::snprintf(summary, sizeof summary,
                 "\nfused over plain (ratios to copy): geometric mean %.3f over %d cases; lowest %.3f; %d within 10%%\n",
                 n ? std::exp(log_sum / n) : 0.0, n, n ? worst : 0.0, within);
-  md += summary;
-  std::printf("%s", summary);
-  std::error_code ec;
-  std::filesystem::create_directories(out, ec);
-  write_file(out + "/fused.md", std::string("Device: ") + engine.info().platform + " / " + engine.info().name +
-                                    "; each case: the median-ratio repeat of " + std::to_string(repeat) + ", each a median of " +
-                                    std::to_string(runs) + " runs, plain and fused interleaved.\n\n" + md);
-  write_file(out + "/fused.csv", csv);
-  std::printf("wrote %s/fused.md and %s/fused.csv\n", out.c_str(), out.c_str());
+  write_paired(engine, out, "fused", repeat, runs, "plain and fused", md, summary, csv);
   return 0;
 }
 
@@ -469,15 +476,7 @@ int run_views(const Engine& engine, int runs, int repeat, const std::string& imp
   char summary[256];
   std::snprintf(summary, sizeof summary, "\nview over dense (ratios to copy): geometric mean %.3f over %d cases; lowest %.3f\n",
                 n ? std::exp(log_sum / n) : 0.0, n, n ? worst : 0.0);
-  md += summary;
-  std::printf("%s", summary);
-  std::error_code ec;
-  std::filesystem::create_directories(out, ec);
-  write_file(out + "/views.md", std::string("Device: ") + engine.info().platform + " / " + engine.info().name +
-                                    "; each case: the median-ratio repeat of " + std::to_string(repeat) + ", each a median of " +
-                                    std::to_string(runs) + " runs, dense and view interleaved.\n\n" + md);
-  write_file(out + "/views.csv", csv);
-  std::printf("wrote %s/views.md and %s/views.csv\n", out.c_str(), out.c_str());
+  write_paired(engine, out, "views", repeat, runs, "dense and view", md, summary, csv);
   return 0;
 }
 
