@@ -123,11 +123,25 @@ std::string cl_type(DataType t) {
     case DataType::u32: return "uint";
     case DataType::u64: return "ulong";
     case DataType::f64: return "double";
+    case DataType::u4: return "uchar";
+    case DataType::i4: return "char";
   }
   return "?";
 }
 
-int64_t pack_of(DataType t) { return size_of(t) < 4 ? 4 / size_of(t) : 1; }
+std::string shared_bytes(const Layout& dst, bool pairs) {
+  const IndexPlan& plan = dst.plan();
+  if (!is_nibble(dst.data_type()) || (pairs && plan.dense())) return "";
+  bool whole = plan.base % 2 == 0 && !plan.digits.empty() && plan.digits.back().stride == 1 && plan.digits.back().extent % 2 == 0;
+  for (size_t k = 0; k + 1 < plan.digits.size(); ++k) whole = whole && plan.digits[k].stride % 2 == 0;
+  if (whole) return "";
+  return "the " + std::string(to_string(dst.data_type())) + " destination " + dst.describe() +
+         (pairs ? " is not dense, and its" : "'s") +
+         " rows do not fill whole bytes (an innermost stride of 1 with an even extent, even strides and an even "
+         "base offset), so two work-items would write one byte";
+}
+
+int64_t pack_of(DataType t) { return is_nibble(t) || size_of(t) >= 4 ? 1 : 4 / static_cast<int64_t>(size_of(t)); }
 
 std::string vstore_stmt(DataType t, int width, const std::string& value, const std::string& ptr, StoreAlign align) {
   const std::string w = std::to_string(width), type = cl_type(t) + (width > 1 ? w : "");
@@ -173,6 +187,17 @@ namespace {
 // `v` (of cl_type(from), or a vector of `width`) converted to `to` by the modes of `conv`.
 std::string convert_types(DataType from, DataType to, const Conversion& conv, const std::string& v, int width) {
   if (from == to) return "(" + v + ")";
+  if (is_nibble(from) || is_nibble(to)) {
+    // u4 and i4 values travel in u8 and i8, which hold them exactly; a 4-bit destination takes the 8-bit
+    // result clamped to its range or reduced to its low 4 bits (sign-extended), as the host's store_nibble().
+    if (width != 1) throw Error("internal: a vector conversion of 4-bit elements");
+    auto carrier = [](DataType t) { return t == DataType::u4 ? DataType::u8 : t == DataType::i4 ? DataType::i8 : t; };
+    const std::string x = convert_types(carrier(from), carrier(to), conv, v, 1);
+    if (!is_nibble(to)) return x;
+    const bool wrap = conv.overflow == Overflow::wrap;
+    if (to == DataType::u4) return wrap ? "((uchar)((" + x + ") & 15))" : "min((uchar)(" + x + "), (uchar)15)";
+    return wrap ? "((char)(as_char((uchar)((uint)(uchar)(" + x + ") << 4)) >> 4))" : "clamp((char)(" + x + "), (char)-8, (char)7)";
+  }
   const std::string w = width > 1 ? std::to_string(width) : "", suf = width > 1 ? "_" + w : "";
   const std::string t = cl_type(to);
   const bool rtz = conv.rounding == Rounding::toward_zero;
@@ -218,7 +243,7 @@ std::string convert_types(DataType from, DataType to, const Conversion& conv, co
 // can arise the kernels skip making NaN canonical (a fifth of a u8 -> f16 normalisation's time on PoCL).
 bool may_give_nan(const Conversion& conv, DataType from) {
   if (is_floating(from)) return true;
-  double bound = std::ldexp(1.0, static_cast<int>(8 * size_of(from)) - (is_unsigned(from) ? 0 : 1));
+  double bound = std::ldexp(1.0, bits_of(from) - (is_unsigned(from) ? 0 : 1));
   for (Param q : all_params()) {
     const ParamValues& pv = conv.param(q);
     if (!pv.present()) continue;

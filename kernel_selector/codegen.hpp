@@ -61,8 +61,17 @@ TransposeNet transpose_network(const std::string& type, int width, const std::ve
 /// Conditions joined with " && " ("" for none).
 std::string join_and(const std::vector<std::string>& conditions);
 
-/// OpenCL C storage type of a data type (f16 and bf16 are ushort bit patterns, the 8-bit floats uchar).
+/// OpenCL C storage type of a data type (f16 and bf16 are ushort bit patterns, the 8-bit floats uchar); for
+/// u4 and i4 the type their values travel in (uchar, char) and that their buffers' pointers have (a byte:
+/// two elements, kernels_cl/common.cl's CR_U4_AT and CR_NIB_STORE read and write one).
 std::string cl_type(DataType t);
+
+/// Why work-items that each write pairs of consecutive destination tuples (`pairs`: the generic kernel) or
+/// whole runs of the innermost digit (the agnostic kernel) would share a byte of `dst`, a u4 or i4 layout;
+/// "" when none would (or `dst` is of a whole-byte type). Runs fill whole bytes when the innermost digit has
+/// stride 1 and an even extent and the other strides and the base offset are even; pairs also in a dense
+/// plan, whatever its base.
+std::string shared_bytes(const Layout& dst, bool pairs);
 
 /// A lane's coordinate on an axis: the expression `base` plus the constant `offset` (kept apart so that lanes
 /// differing only in it are seen to read one entry or consecutive ones), which is the logical coordinate
@@ -127,7 +136,8 @@ bool divides(const Conversion& conv);
 /// division where the code defines CR_DIVIDES 1 (reorder_jit()) and the device can.
 std::string build_options(const std::string& code, const DeviceInfo& device);
 
-/// Elements of `t` in 4 bytes (1 for 4- and 8-byte types): the unit a store can be widened to.
+/// Elements of `t` in 4 bytes (1 for 4- and 8-byte types, and for u4 and i4, which no vector path takes): the
+/// unit a store can be widened to.
 int64_t pack_of(DataType t);
 
 /// How a vector store may go, as the caller has proved from the offsets (apart from the runtime base).

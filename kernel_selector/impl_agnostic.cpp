@@ -1,7 +1,8 @@
 // The `agnostic` implementation: one kernel per type pair (kernels_cl/reorder_agnostic.cl) that reads both
 // index plans from a table passed at run time, so a shape it has not seen needs no compile. It accepts
-// every pair the generic kernel accepts; the selector lists it after `generic`, so it runs only when asked
-// for (forced, or by a caller that must not wait for a compile).
+// every pair the generic kernel accepts (but u4 and i4 destinations whose rows do not fill whole bytes); the
+// selector lists it after `generic`, so it runs only when asked for (forced, or by a caller that must not
+// wait for a compile).
 #include <algorithm>
 
 #include "clreorder/error.hpp"
@@ -82,7 +83,7 @@ void put_plan(std::vector<int64_t>& t, const IndexPlan& p) {
 class AgnosticReorder : public ReorderImpl {
  public:
   const char* name() const override { return "agnostic"; }
-  std::string reject(const ReorderParams&) const override { return ""; }
+  std::string reject(const ReorderParams& p) const override { return shared_bytes(p.dst, false); }
   Rank rank(const ReorderParams&) const override { return {kRankAgnostic, ""}; }
   KernelData generate(const ReorderParams& p) const override {
     KernelData kd;
@@ -94,9 +95,11 @@ class AgnosticReorder : public ReorderImpl {
     jit.set("IDX_T", "long");  // any shape: 64-bit indices always
     // Compensation sums are indexed by the run-time dims of the destination plan, not compiled-in ones.
     def_compensate(jit, compensate_macros(p.conversion, dc, [](int axis) { return "dims[" + num(axis) + "]"; }), true);
+    // The plan walk also for a u4 or i4 destination: its rows, whole bytes each, go to one work-item.
     const bool coordinates = p.conversion.per_index() || p.conversion.compensation.present();
-    jit.def("CR_AG_PERMUTATION", coordinates ? "0" : "1");
-    if (!coordinates) kd.plan_args = permutation_table(p);
+    const bool plan_walk = coordinates || is_nibble(p.dst.data_type());
+    jit.def("CR_AG_PERMUTATION", plan_walk ? "0" : "1");
+    if (!plan_walk) kd.plan_args = permutation_table(p);
     if (kd.plan_args.empty()) {
       const IndexPlan& dp = p.dst.plan();
       // A work-item walks up to kChunk values of the destination's innermost digit (one row).

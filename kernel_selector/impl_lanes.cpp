@@ -60,6 +60,9 @@ LanesPlan make_plan(const ReorderParams& p) {
     lp.reject = why;
     return lp;
   };
+  lp.perm = make_permutation(p.src, p.dst, indexed_axes(p.conversion));
+  if (!lp.perm.reject.empty()) return fail(lp.perm.reject);
+  if (std::string why = reject_conversion(p, lp.perm); !why.empty()) return fail(why);
   const int64_t esize = size_of(p.dst.data_type());
   if (esize >= 4) return fail("destination elements of 4 bytes or more are words already");
   // The loads of neighbouring T vectors overlap, so a conversion runs twice on some elements; staged
@@ -67,9 +70,6 @@ LanesPlan make_plan(const ReorderParams& p) {
   if (static_cast<int64_t>(size_of(p.src.data_type())) != esize)
     lp.slower = "source and destination elements differ in size, and a conversion runs twice on the elements of "
                 "overlapping loads: staged took 0.46-0.54 of lanes' time";
-  lp.perm = make_permutation(p.src, p.dst, indexed_axes(p.conversion));
-  if (!lp.perm.reject.empty()) return fail(lp.perm.reject);
-  if (std::string why = reject_conversion(p.conversion, lp.perm); !why.empty()) return fail(why);
   const Permutation& perm = lp.perm;
   lp.g = 4 / esize;
   std::vector<PermDigit> pool = perm.digits;

@@ -72,7 +72,7 @@ struct StagedPlan {
 StagedPlan make_plan(const ReorderParams& p) {
   StagedPlan sp;
   sp.perm = make_permutation(p.src, p.dst, indexed_axes(p.conversion));
-  sp.reject = sp.perm.reject.empty() ? reject_conversion(p.conversion, sp.perm) : sp.perm.reject;
+  sp.reject = sp.perm.reject.empty() ? reject_conversion(p, sp.perm) : sp.perm.reject;
   if (!sp.reject.empty()) return sp;
   const Permutation& perm = sp.perm;
   const PermDigit& inner = perm.digits.back();

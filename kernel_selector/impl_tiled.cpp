@@ -348,7 +348,7 @@ class TiledReorder : public ReorderImpl {
   std::string reject(const ReorderParams& p) const override {
     const Permutation perm = make_permutation(p.src, p.dst, indexed_axes(p.conversion));
     if (!perm.reject.empty()) return perm.reject;
-    if (std::string why = reject_conversion(p.conversion, perm); !why.empty()) return why;
+    if (std::string why = reject_conversion(p, perm); !why.empty()) return why;
     // A's index is the destination offset itself (vector stores, ia + offsets): a destination whose finest
     // stride is not 1 (a view of every other element) has no such run, and its gaps must not be written.
     if (perm.digits.back().dst_stride != 1)

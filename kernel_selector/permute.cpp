@@ -68,7 +68,11 @@ std::vector<int> indexed_axes(const Conversion& conv) {
   return out;
 }
 
-std::string reject_conversion(const Conversion& conv, const Permutation& perm) {
+std::string reject_conversion(const ReorderParams& p, const Permutation& perm) {
+  // Their vectors and tiles address whole elements; two work-items could write the halves of one byte.
+  for (DataType t : {p.src.data_type(), p.dst.data_type()})
+    if (is_nibble(t)) return std::string(to_string(t)) + " elements share bytes: the generic and agnostic kernels take them";
+  const Conversion& conv = p.conversion;
   // Its work-items convert tiles in registers and store them as vectors, whose lanes (padding among them)
   // would each need an atomic add; lanes converts some elements twice.
   if (conv.compensation.present()) return "compensation sums are written by the generic and agnostic kernels only";

@@ -24,11 +24,12 @@ std::string hex(uint64_t h) {
 }
 
 
-// Every pair: one work-item per destination element (see kernels_cl/reorder_generic.cl).
+// Every pair (but u4 and i4 destinations whose bytes its work-items would share: shared_bytes()): one
+// work-item per destination element, or byte (see kernels_cl/reorder_generic.cl).
 class GenericReorder : public ReorderImpl {
  public:
   const char* name() const override { return "generic"; }
-  std::string reject(const ReorderParams&) const override { return ""; }
+  std::string reject(const ReorderParams& p) const override { return shared_bytes(p.dst, true); }
   Rank rank(const ReorderParams&) const override { return {kRankGeneric, ""}; }
   KernelData generate(const ReorderParams& p) const override {
     const IndexPlan& dp = p.dst.plan();
@@ -47,8 +48,16 @@ class GenericReorder : public ReorderImpl {
       coords = "s_";
     }
     const Walk walk = walk_of(p);
-    const int64_t items = dp.digit_space / walk.extent * walk.pieces;
-    if (walk.extent == 1) {
+    int64_t items = dp.digit_space / walk.extent * walk.pieces;
+    if (is_nibble(p.dst.data_type())) {
+      // Work-item w writes byte w: tuples 2w and 2w + 1 (shared_bytes() holds), shifted by one where a dense
+      // plan starts in the middle of a byte.
+      const int64_t shift = dp.dense() ? dp.base % 2 : 0;
+      items = (dp.digit_space + shift + 1) / 2;
+      jit.def("DST_FIRST(w)", "max((IDX_T)0, (IDX_T)" + num(shift) + " - 2 * (w))")
+          .def("DST_END(w)", "min((IDX_T)2, (IDX_T)" + num(dp.digit_space + shift) + " - 2 * (w))")
+          .def("DST_TUPLE(w, q)", "(2 * (w) + (q) - " + num(shift) + ")");
+    } else if (walk.extent == 1) {
       jit.def("DST_FIRST(w)", "0").def("DST_END(w)", "1").def("DST_TUPLE(w, q)", "(w)");
     } else {
       const std::string in = num(walk.inner), first = "(((w) / " + in + ") % " + num(walk.pieces) + ") * " + num(walk.chunk);
@@ -125,7 +134,14 @@ Jit reorder_jit(const ReorderParams& p, const std::string& prefix, KernelData& k
       .def("CR_ZERO_PADDING", p.conversion.padding == Padding::zero ? "1" : "0")
       .def("CR_DIVIDES", divides(p.conversion) ? "1" : "0")
       .def("CR_VALUE_TABLES", value_tables(p.conversion, shapes))
-      .def("CR_VALUE_ARGS", value_args(p.conversion));
+      .def("CR_VALUE_ARGS", value_args(p.conversion))
+      // u4 and i4: elements are nibbles of the byte pointers (kernels_cl/common.cl).
+      .def("SRC_AT(o)", p.src.data_type() == DataType::u4   ? "CR_U4_AT(src, o)"
+                        : p.src.data_type() == DataType::i4 ? "CR_I4_AT(src, o)"
+                                                            : "src[o]")
+      .def("CR_STORE_BEGIN", is_nibble(p.dst.data_type()) ? "CR_NIB_BEGIN" : "")
+      .def("CR_STORE(o, v)", is_nibble(p.dst.data_type()) ? "CR_NIB_STORE(o, v)" : "dst[o] = (v);")
+      .def("CR_STORE_END", is_nibble(p.dst.data_type()) ? "CR_NIB_END" : "");
   def_compensate(jit, compensate_macros(
                           p.conversion, [&](int axis) { return coord ? coord(axis, 0).base : std::string("cr_no_coordinates"); },
                           [&](int axis) { return num(p.dst.dims()[static_cast<size_t>(axis)]); }));
@@ -189,9 +205,10 @@ KernelData KernelSelector::select(const ReorderParams& p, const std::string& for
       throw Error("implementation '" + force + "' declines " + p.src.describe() + " -> " + p.dst.describe() + ": " + why);
     return impl->generate(p);
   }
+  // The generic implementation's reason stands for all: it declines only what none can do.
   for (const Verdict& v : explain(p))
     if (v.chosen) return find(v.impl)->generate(p);
-  throw Error("no implementation accepts " + p.src.describe() + " -> " + p.dst.describe());
+  throw Error("no implementation accepts " + p.src.describe() + " -> " + p.dst.describe() + ": " + impls_.back()->reject(p));
 }
 
 const ReorderImpl* KernelSelector::find(const std::string& name) const {

@@ -371,6 +371,32 @@ CR_EACH_WIDTH(CR_CONVERSIONS_F64)
   dst += dst_base;                                                                                         \
   const bool dst_a64 = ((ulong)dst & 63) == 0;
 
+// u4 and i4: two elements to a byte, the one at the lower offset in the low nibble. CR_U4_AT / CR_I4_AT read
+// element o of byte pointer b as its value (i4 sign-extended). A work-item writes the nibbles of a byte it
+// alone owns (the generic and agnostic kernels take only destinations where it does: shared_bytes()) through
+// CR_NIB_BEGIN, CR_NIB_STORE(o, v) for each of its elements in order and CR_NIB_END: the nibbles of one byte
+// are gathered and written once, and a byte it fills only half of (padding left alone, a dense layout's
+// ends) is read and merged.
+#define CR_U4_AT(b, o) ((uchar)(((b)[(o) >> 1] >> (((o) & 1) * 4)) & 15))
+#define CR_I4_AT(b, o) ((char)(as_char((uchar)((uint)(uchar)(b)[(o) >> 1] << (4 - ((o) & 1) * 4))) >> 4))
+#define CR_NIB_BEGIN uint cr_nib = 0, cr_set = 0; long cr_byte = -1;
+#define CR_NIB_FLUSH                                                                                       \
+  if (cr_byte >= 0)                                                                                        \
+    dst[cr_byte] = cr_set == 255u ? (DST_T)cr_nib : (DST_T)((((uint)(uchar)dst[cr_byte]) & ~cr_set) | cr_nib);
+#define CR_NIB_STORE(o, v)                                                                                 \
+  {                                                                                                        \
+    const long cr_b = (long)(o) >> 1;                                                                      \
+    const uint cr_shift = (uint)((o) & 1) * 4u;                                                            \
+    if (cr_b != cr_byte) {                                                                                 \
+      CR_NIB_FLUSH                                                                                         \
+      cr_byte = cr_b;                                                                                      \
+      cr_nib = cr_set = 0;                                                                                 \
+    }                                                                                                      \
+    cr_nib |= ((uint)(uchar)(v) & 15u) << cr_shift;                                                        \
+    cr_set |= 15u << cr_shift;                                                                             \
+  }
+#define CR_NIB_END CR_NIB_FLUSH
+
 // Streaming (non-temporal) store of `v`, of vector type T, at `p` aligned to sizeof(T): the selector asks for
 // it when a reorder's working set is bigger than the device's cache, so the destination would not stay cached
 // anyway and a normal store would first read every line it writes. Clang-based compilers (PoCL) offer the

@@ -14,10 +14,11 @@
 //   pdims {axis count, owned, axes {axis, padded size, lower pad}}
 // (kernel_selector/impl_agnostic.cpp writes it from Permutation and IndexPlan; IndexPlan::decode and offset
 // are the host twins).
-// Generated: KERNEL_NAME, SRC_T, DST_T, IDX_T (long), CONVERT(v), CR_ZERO_PADDING (0: padding is not
-// written), CR_DIVIDES, CR_VALUE_TABLES (per-index parameters, read at dc[axis]), CR_COMP_BEGIN,
-// CR_COMP_ADD(v), CR_COMP_END (compensation sums, at dc[axis]), CR_AG_PERMUTATION (0: per-index parameters
-// or compensation sums, for modes 0 and 1 only);
+// Generated: KERNEL_NAME, SRC_T, DST_T, IDX_T (long), SRC_AT(o), CONVERT(v), CR_ZERO_PADDING (0: padding is
+// not written), CR_DIVIDES, CR_VALUE_TABLES (per-index parameters, read at dc[axis]), CR_COMP_BEGIN,
+// CR_COMP_ADD(v), CR_COMP_END (compensation sums, at dc[axis]), CR_STORE_BEGIN, CR_STORE(o, v), CR_STORE_END
+// (modes 0 and 1: a u4 or i4 destination's rows fill whole bytes), CR_AG_PERMUTATION (0: per-index
+// parameters, compensation sums or a u4 or i4 destination, for modes 0 and 1 only);
 // nothing about the layouts.
 // The helpers once per program, however many type pairs it holds.
 #ifndef CR_AG_HELPERS
@@ -166,7 +167,7 @@ __kernel void KERNEL_NAME(CR_REORDER_ARGS, __global const long* restrict plans) 
       if (write) {
         if (CR_ZERO_PADDING)
           for (long q = 0; q < lo; ++q) dst[d_off + q * ids] = (DST_T)0;
-        for (long q = lo; q < hi; ++q) dst[d_off + q * ids] = CONVERT(src[s_off + q * iss]);
+        for (long q = lo; q < hi; ++q) dst[d_off + q * ids] = CONVERT(SRC_AT(s_off + q * iss));
         if (CR_ZERO_PADDING)
           for (long q = hi; q < end; ++q) dst[d_off + q * ids] = (DST_T)0;
       }
@@ -222,6 +223,7 @@ __kernel void KERNEL_NAME(CR_REORDER_ARGS, __global const long* restrict plans) 
   const bool owned0 = pd0[1] != 0;
   const long v0 = values[d0[0]];
   CR_COMP_BEGIN
+  CR_STORE_BEGIN
   if (plans[1]) {
     // A reshape: the destination coordinate's canonical row-major index, split over the source's dims.
     const long drank = dplan[1], srank = splan[1];
@@ -237,11 +239,12 @@ __kernel void KERNEL_NAME(CR_REORDER_ARGS, __global const long* restrict plans) 
           sc[a] = lin % splan[2 + a];
           lin /= splan[2 + a];
         }
-        out = CONVERT(src[cr_ag_offset(splan, sc)]);
+        out = CONVERT(SRC_AT(cr_ag_offset(splan, sc)));
         CR_COMP_ADD(out)
       }
-      dst[off + q * d0[3]] = out;
+      CR_STORE(off + q * d0[3], out)
     }
+    CR_STORE_END
     CR_COMP_END
     return;
   }
@@ -270,10 +273,11 @@ __kernel void KERNEL_NAME(CR_REORDER_ARGS, __global const long* restrict plans) 
         if ((changing >> sd) & 1) svalues[sd] = cr_ag_value(spd, dc);
         spd += 2 + 3 * spd[0];
       }
-      out = CONVERT(src[fixed + cr_ag_digit_sum(splan, svalues, changing, true)]);
+      out = CONVERT(SRC_AT(fixed + cr_ag_digit_sum(splan, svalues, changing, true)));
       CR_COMP_ADD(out)
     }
-    dst[off + q * d0[3]] = out;
+    CR_STORE(off + q * d0[3], out)
   }
+  CR_STORE_END
   CR_COMP_END
 }

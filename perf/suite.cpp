@@ -141,6 +141,9 @@ const SuiteCase kCases[] = {
     // Padded sources and destinations (a convolution's input border).
     {"bfyx", "b_fs_yx_fsv16", "8,64,56,56", "f16", "f16", "", "0,0,1,1"},
     {"b_fs_yx_fsv16", "bfyx", "8,64,56,56", "f32", "f32", "0,0,1,1", ""},
+    // 4-bit integers, two to a byte (the generic kernel): int4 weights into a blocked layout, and back out.
+    {"oiyx", "os_is_yx_isv16_osv16", "256,256,3,3", "f16", "u4"},
+    {"b_fs_yx_fsv16", "bfyx", "8,64,56,56", "i4", "f16"},
     // The ends of the size range: 1 KB and about 100 MB.
     {"bfyx", "byxf", "1,16,4,4", "f32", "f32"},
     {"bfyx", "b_fs_yx_fsv16", "16,256,80,80", "f32", "f32"},
@@ -148,7 +151,7 @@ const SuiteCase kCases[] = {
 
 // Bits of a case's wider element: the element-size class its ratio counts in.
 int element_bits(const Layout& src, const Layout& dst) {
-  return static_cast<int>(8 * std::max(size_of(src.data_type()), size_of(dst.data_type())));
+  return std::max(bits_of(src.data_type()), bits_of(dst.data_type()));
 }
 
 // Strided views with gaps (crops of bigger tensors, channels padded by a stride, a weight slice), each timed
@@ -227,6 +230,8 @@ const FusedCase kFusedCases[] = {
        return c;
      }},
     {{"oiyx", "os_is_yx_osv16_isv4", "256,512,1,1", "f32", "i8"}, "", "--dst-scale @FILE (4096 values) --quant-axis o,i --quant-group 32",
+     [](const Layout& d) { return with({{Param::dst_scale, {fused_ramp(d.dims()[0] * 16, 0.02f, 0.001f), 1, 32, 0}}}); }},
+    {{"oiyx", "os_is_yx_isv16_osv16", "256,512,1,1", "f16", "i4"}, "", "--dst-scale @FILE (4096 values) --quant-axis o,i --quant-group 32",
      [](const Layout& d) { return with({{Param::dst_scale, {fused_ramp(d.dims()[0] * 16, 0.02f, 0.001f), 1, 32, 0}}}); }},
     {{"goiyx", "g_os_is_yx_osv16_isv4", "32,32,32,3,3", "f32", "i8"}, "", "--dst-scale S0,..,S31 --quant-axis o",
      [](const Layout& d) { return with({{Param::dst_scale, {fused_ramp(d.dims()[1], 0.02f, 0.001f), 1}}}); }},

@@ -137,8 +137,7 @@ BenchResult bench_reorder(const Engine& engine, const Layout& src, const Layout&
   } catch (...) {
     rethrow_cl("bench " + src.describe() + " -> " + dst.describe());
   }
-  const double logical = static_cast<double>(src.logical_elements()) *
-                         static_cast<double>(size_of(src.data_type()) + size_of(dst.data_type()));
+  const double logical = static_cast<double>(src.logical_elements()) * (bits_of(src.data_type()) + bits_of(dst.data_type())) / 8;
   const double physical = static_cast<double>(src.bytes() + dst.bytes());
   r.gbps_logical = logical / (r.median_ms * 1e6);
   r.gbps_physical = physical / (r.median_ms * 1e6);

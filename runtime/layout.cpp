@@ -77,6 +77,8 @@ const char* to_string(DataType t) {
     case DataType::f64: return "f64";
     case DataType::f8e4m3: return "f8e4m3";
     case DataType::f8e5m2: return "f8e5m2";
+    case DataType::u4: return "u4";
+    case DataType::i4: return "i4";
   }
   return "?";
 }
@@ -85,7 +87,8 @@ const std::vector<DataType>& all_data_types() {
   static const std::vector<DataType> all = {DataType::f32, DataType::f16, DataType::bf16, DataType::f64,
                                             DataType::f8e4m3, DataType::f8e5m2,
                                             DataType::i8,  DataType::u8,  DataType::i16,  DataType::u16,
-                                            DataType::i32, DataType::u32, DataType::i64,  DataType::u64};
+                                            DataType::i32, DataType::u32, DataType::i64,  DataType::u64,
+                                            DataType::u4,  DataType::i4};
   return all;
 }
 
@@ -106,7 +109,8 @@ DataType parse_data_type(const std::string& name) {
       {"float64", DataType::f64},     {"int8", DataType::i8},          {"uint8", DataType::u8},
       {"int16", DataType::i16},       {"uint16", DataType::u16},       {"int32", DataType::i32},
       {"uint32", DataType::u32},      {"int64", DataType::i64},        {"uint64", DataType::u64},
-      {"float8_e4m3fn", DataType::f8e4m3}, {"float8_e5m2", DataType::f8e5m2}};
+      {"float8_e4m3fn", DataType::f8e4m3}, {"float8_e5m2", DataType::f8e5m2}, {"s4", DataType::i4},
+      {"int4", DataType::i4},         {"uint4", DataType::u4}};
   for (const auto& [alias, t] : aliases)
     if (name == alias) return t;
   throw Error("unknown data type '" + name + "' (expected one of " + data_type_names() + ")");
@@ -118,8 +122,20 @@ size_t size_of(DataType t) {
     case DataType::f16: case DataType::bf16: case DataType::i16: case DataType::u16: return 2;
     case DataType::i8: case DataType::u8: case DataType::f8e4m3: case DataType::f8e5m2: return 1;
     case DataType::i64: case DataType::u64: case DataType::f64: return 8;
+    case DataType::u4: case DataType::i4:
+      throw Error(std::string("internal: size_of(") + to_string(t) + "): two elements share a byte");
   }
   return 0;
+}
+
+bool is_nibble(DataType t) { return t == DataType::u4 || t == DataType::i4; }
+
+int bits_of(DataType t) { return is_nibble(t) ? 4 : 8 * static_cast<int>(size_of(t)); }
+
+size_t unit_bytes(DataType t) { return is_nibble(t) ? 1 : size_of(t); }
+
+int64_t bytes_of(DataType t, int64_t elements) {
+  return is_nibble(t) ? elements / 2 + elements % 2 : elements * static_cast<int64_t>(size_of(t));
 }
 
 bool is_floating(DataType t) {
@@ -128,7 +144,7 @@ bool is_floating(DataType t) {
 }
 
 bool is_unsigned(DataType t) {
-  return t == DataType::u8 || t == DataType::u16 || t == DataType::u32 || t == DataType::u64;
+  return t == DataType::u4 || t == DataType::u8 || t == DataType::u16 || t == DataType::u32 || t == DataType::u64;
 }
 
 const char* to_string(Rounding r) { return r == Rounding::toward_zero ? "toward-zero" : "nearest-even"; }
@@ -313,9 +329,9 @@ void check_params(const Conversion& conv, const Layout& dst) {
       throw Error(what + ": axes " + std::to_string(c.outer_axis) + " and " + std::to_string(c.axis) +
                   " (one axis, and optionally another for the rows)");
     const DataType t = dst.data_type();
-    if (is_floating(t) || size_of(t) > 4)
+    if (is_floating(t) || bits_of(t) > 32)
       throw Error(what + ": the sums are of integer values, and " + to_string(t) +
-                  " is not an integer type of at most 32 bits (i8, u8, i16, u16, i32, u32)");
+                  " is not an integer type of at most 32 bits (i4, u4, i8, u8, i16, u16, i32, u32)");
   }
   if (indexed > kMaxIndexedValues)
     throw Error("the conversion into " + dst.describe() + " has " + std::to_string(indexed) + " per-index values, more than the " +
@@ -514,6 +530,7 @@ std::string Layout::describe() const {
 void Layout::apply_tpu(const std::string& where) {
   const TpuPlacement& t = *format_.tpu();
   IndexPlan& p = plan_;
+  if (is_nibble(type_)) throw Error(where + ": the TPU's local memory holds no " + std::string(to_string(type_)) + " tensors (a 4-bit type)");
   const int64_t elem = static_cast<int64_t>(size_of(type_)), m = t.pack(), storage = elem * m;
   const std::string name = format_.name();
   if (t.mode == "4n" && type_ != DataType::i8 && type_ != DataType::u8)

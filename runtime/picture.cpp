@@ -130,8 +130,7 @@ MemoryPicture draw_memory_map(const Layout& l, const PictureOptions& o) {
   pic.shown = static_cast<int64_t>(slots.size());
   const Format& f = l.format();
   const TpuPlacement* tpu = f.tpu();
-  const int64_t es = static_cast<int64_t>(size_of(l.data_type()));
-  const int64_t npu_elems = tpu ? tpu->npu_bytes / es : 0;
+  const int64_t npu_elems = tpu ? tpu->npu_bytes / static_cast<int64_t>(size_of(l.data_type())) : 0;  // no 4-bit TPU layouts
 
   // Each slot's band (the NPU of a TPU layout, else 0) and index inside it; rows are `cols` indices wide,
   // counted from the lowest index of any band, so equal offsets inside NPUs line up.
@@ -245,7 +244,9 @@ MemoryPicture draw_memory_map(const Layout& l, const PictureOptions& o) {
 
   pic.width = std::max(left + static_cast<double>(cols) * pic.cell_width + kMargin, 400.0);
   pic.height = y;
-  std::string caption = l.describe() + ", " + std::to_string(es) + "-byte elements; colour: " + axis;
+  std::string caption = l.describe() + ", " +
+                        (is_nibble(l.data_type()) ? std::string("4-bit") : std::to_string(size_of(l.data_type())) + "-byte") +
+                        " elements; colour: " + axis;
   if (pic.shown < pic.total) caption += "; first " + std::to_string(pic.shown) + " of " + std::to_string(pic.total) + " slots";
   std::string head = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" + num(pic.width) + "\" height=\"" + num(pic.height) +
                      "\" viewBox=\"0 0 " + num(pic.width) + " " + num(pic.height) + "\" font-family=\"DejaVu Sans Mono, monospace\" font-size=\"" +

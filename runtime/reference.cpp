@@ -2,6 +2,7 @@
 // bit; tests/test_device.cpp compares the two.
 #include "clreorder/reference.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -99,6 +100,8 @@ Value load(DataType t, const void* p) {
     case DataType::u32: return load_int<uint32_t>(p);
     case DataType::i64: return load_int<int64_t>(p);
     case DataType::u64: return load_int<uint64_t>(p);
+    case DataType::u4: return {Value::integer, 0, static_cast<Wide>(*static_cast<const uint8_t*>(p) & 15), true, 0};
+    case DataType::i4: return {Value::integer, 0, static_cast<Wide>(static_cast<int8_t>(*static_cast<const uint8_t*>(p) << 4) >> 4), false, 0};
   }
   return {Value::integer, 0, 0, false, 0};
 }
@@ -130,6 +133,19 @@ template <class T>
 void store_int(const Value& v, void* p, const Conversion& conv) {
   T out = v.kind == Value::integer ? int_to_int<T>(v.i, conv) : float_to_int<T>(v.f, conv);
   std::memcpy(p, &out, sizeof(T));
+}
+
+// A 4-bit integer (T: int8_t for i4, uint8_t for u4) as one byte holding its value: the 8-bit result of the
+// same conversion clamped (saturating the 8-bit value first changes nothing: the range is inside it) or
+// reduced to its low 4 bits, sign-extended for i4 (wrapping: the low 4 bits of the low 8 bits).
+template <class T>
+void store_nibble(const Value& v, void* p, const Conversion& conv) {
+  T out;
+  store_int<T>(v, &out, conv);
+  const int lo = std::is_signed<T>::value ? -8 : 0, hi = lo + 15;
+  const int n = conv.overflow == Overflow::wrap ? (std::is_signed<T>::value ? static_cast<int8_t>(out << 4) >> 4 : out & 15)
+                                                : std::min(std::max(static_cast<int>(out), lo), hi);
+  *static_cast<uint8_t*>(p) = static_cast<uint8_t>(n);
 }
 
 // An OCP 8-bit float: `mbits` mantissa bits, smallest normal exponent `emin`, largest finite code `max_code`.
@@ -266,7 +282,7 @@ float f64_to_f32(double d) {
 
 void convert_element(DataType from, const void* src, DataType to, void* dst, const Conversion& conv) {
   if (from == to) {
-    std::memcpy(dst, src, size_of(to));
+    std::memcpy(dst, src, unit_bytes(to));
     return;
   }
   const Value v = load(from, src);
@@ -302,7 +318,30 @@ void convert_element(DataType from, const void* src, DataType to, void* dst, con
     case DataType::u32: store_int<uint32_t>(v, dst, conv); return;
     case DataType::i64: store_int<int64_t>(v, dst, conv); return;
     case DataType::u64: store_int<uint64_t>(v, dst, conv); return;
+    case DataType::u4: store_nibble<uint8_t>(v, dst, conv); return;
+    case DataType::i4: store_nibble<int8_t>(v, dst, conv); return;
   }
+}
+
+void read_element(DataType t, const void* data, int64_t offset, void* out) {
+  const auto* b = static_cast<const uint8_t*>(data);
+  if (!is_nibble(t)) {
+    std::memcpy(out, b + offset * static_cast<int64_t>(size_of(t)), size_of(t));
+    return;
+  }
+  const int n = (b[offset >> 1] >> (4 * (offset & 1))) & 15;
+  *static_cast<uint8_t*>(out) = static_cast<uint8_t>(t == DataType::i4 && n >= 8 ? n - 16 : n);
+}
+
+void write_element(DataType t, void* data, int64_t offset, const void* in) {
+  auto* b = static_cast<uint8_t*>(data);
+  if (!is_nibble(t)) {
+    std::memcpy(b + offset * static_cast<int64_t>(size_of(t)), in, size_of(t));
+    return;
+  }
+  const int shift = 4 * static_cast<int>(offset & 1);
+  uint8_t& byte = b[offset >> 1];
+  byte = static_cast<uint8_t>((byte & ~(15 << shift)) | ((*static_cast<const uint8_t*>(in) & 15) << shift));
 }
 
 float apply_params(const Conversion& conv, float x, const int64_t* coord, const Dims& dims) {
@@ -346,20 +385,18 @@ void reference_reorder(const Layout& src, const void* src_data, const Layout& ds
   check_compatible(src, dst);
   const IndexPlan& sp = src.plan();
   const IndexPlan& dp = dst.plan();
-  const size_t ss = size_of(src.data_type()), ds = size_of(dst.data_type());
-  const auto* s = static_cast<const uint8_t*>(src_data);
-  auto* d = static_cast<uint8_t*>(dst_data);
+  const DataType st = src.data_type(), dt = dst.data_type();
   int64_t coord[8], scoord[8], off;
   const bool reshape = src.dims() != dst.dims(), arithmetic = conv.has_arithmetic();
   check_params(conv, dst);
   for (Param q : all_params())
     if (conv.param(q).from_buffer && conv.param(q).values.empty())
       throw Error(std::string("the host reference needs the values of ") + to_string(q) + ", which a device buffer holds");
+  uint8_t in[8], out[8];
   for (int64_t p = 0; p < dp.digit_space; ++p) {
     bool owned = true;
     const bool valid = dp.decode(p, &off, coord, &owned);
     if (!owned) continue;  // another tensor's slot (TPU channels outside this one)
-    uint8_t* out = d + off * static_cast<int64_t>(ds);
     if (valid && reshape) {
       // Elements correspond by their canonical row-major index (OpenVINO's reorder between ranks).
       int64_t linear = 0;
@@ -370,16 +407,21 @@ void reference_reorder(const Layout& src, const void* src_data, const Layout& ds
       }
     }
     if (valid) {
-      const uint8_t* in = s + sp.offset(reshape ? scoord : coord) * static_cast<int64_t>(ss);
+      read_element(st, src_data, sp.offset(reshape ? scoord : coord), in);
       if (arithmetic) {
         float x;
-        convert_element(src.data_type(), in, DataType::f32, &x, Conversion{});
+        convert_element(st, in, DataType::f32, &x, Conversion{});
         x = apply_params(conv, x, coord, dst.dims());
-        convert_element(DataType::f32, &x, dst.data_type(), out, conv);
+        convert_element(DataType::f32, &x, dt, out, conv);
       } else {
-        convert_element(src.data_type(), in, dst.data_type(), out, conv);
+        convert_element(st, in, dt, out, conv);
       }
-    } else if (conv.padding == Padding::zero) std::memset(out, 0, ds);
+    } else if (conv.padding == Padding::zero) {
+      std::memset(out, 0, sizeof out);
+    } else {
+      continue;
+    }
+    write_element(dt, dst_data, off, out);
   }
 }
 
@@ -388,11 +430,11 @@ std::vector<int32_t> reference_compensation(const Layout& dst, const void* dst_d
   conv.compensation = comp;
   check_params(conv, dst);
   std::vector<uint32_t> sums(static_cast<size_t>(comp.count(dst.dims())), 0);
-  const auto* d = static_cast<const uint8_t*>(dst_data);
-  const int64_t es = static_cast<int64_t>(size_of(dst.data_type()));
   for_each_logical(dst.dims(), [&](const int64_t* c, int64_t) {
+    uint8_t element[4];
     int64_t v;  // exact: check_params() allows integer types of at most 32 bits
-    convert_element(dst.data_type(), d + dst.plan().offset(c) * es, DataType::i64, &v);
+    read_element(dst.data_type(), dst_data, dst.plan().offset(c), element);
+    convert_element(dst.data_type(), element, DataType::i64, &v);
     sums[static_cast<size_t>(comp.index(c, dst.dims()))] += static_cast<uint32_t>(v);  // modulo 2^32
   });
   return std::vector<int32_t>(sums.begin(), sums.end());
@@ -400,9 +442,8 @@ std::vector<int32_t> reference_compensation(const Layout& dst, const void* dst_d
 
 std::vector<uint8_t> make_pattern(const Layout& layout) {
   std::vector<uint8_t> buf(static_cast<size_t>(layout.bytes()), 0);
-  const size_t es = size_of(layout.data_type());
   for_each_logical(layout.dims(), [&](const int64_t* c, int64_t n) {
-    uint8_t* p = buf.data() + layout.plan().offset(c) * static_cast<int64_t>(es);
+    uint8_t p[8];
     switch (layout.data_type()) {
       case DataType::f32: { float v = static_cast<float>(n % (int64_t(1) << 24)); std::memcpy(p, &v, 4); break; }
       case DataType::f16: { uint16_t v = f32_to_f16(static_cast<float>(n % 2048)); std::memcpy(p, &v, 2); break; }
@@ -410,11 +451,12 @@ std::vector<uint8_t> make_pattern(const Layout& layout) {
       case DataType::f64: { double v = static_cast<double>(n); std::memcpy(p, &v, 8); break; }
       case DataType::f8e4m3: *p = f32_to_f8e4m3(static_cast<float>(n % 16)); break;
       case DataType::f8e5m2: *p = f32_to_f8e5m2(static_cast<float>(n % 8)); break;
-      case DataType::i8: case DataType::u8: *p = static_cast<uint8_t>(n & 0xff); break;
+      case DataType::i8: case DataType::u8: case DataType::i4: case DataType::u4: *p = static_cast<uint8_t>(n & 0xff); break;
       case DataType::i16: case DataType::u16: { uint16_t v = static_cast<uint16_t>(n); std::memcpy(p, &v, 2); break; }
       case DataType::i32: case DataType::u32: { uint32_t v = static_cast<uint32_t>(n); std::memcpy(p, &v, 4); break; }
       case DataType::i64: case DataType::u64: { int64_t v = n; std::memcpy(p, &v, 8); break; }
     }
+    write_element(layout.data_type(), buf.data(), layout.plan().offset(c), p);
   });
   return buf;
 }

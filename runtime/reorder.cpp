@@ -61,7 +61,7 @@ ByteRange check_range(const BufferFacts& f, size_t offset, const Layout& l, cons
     throw Error(what + " was created CL_MEM_READ_ONLY: a kernel cannot write it");
   if (!written && (f.flags & CL_MEM_WRITE_ONLY))
     throw Error(what + " was created CL_MEM_WRITE_ONLY: a kernel cannot read it");
-  const size_t esize = size_of(l.data_type());
+  const size_t esize = unit_bytes(l.data_type());
   if (offset % esize)
     throw Error(std::string(which) + " byte offset " + std::to_string(offset) + " is not a multiple of the " +
                 to_string(l.data_type()) + " element size " + std::to_string(esize));
@@ -525,7 +525,7 @@ cl::Event launch_reorder(const cl::CommandQueue& queue, Dispatch& d, const cl::B
     waits = {zeroed};
   }
   return launch(queue, d, waits, [&](cl::Kernel& k) {
-    set_reorder_args(k, src, src_offset / size_of(src_layout.data_type()), dst, dst_offset / size_of(dst_layout.data_type()),
+    set_reorder_args(k, src, src_offset / unit_bytes(src_layout.data_type()), dst, dst_offset / unit_bytes(dst_layout.data_type()),
                      d.plans, opt.param_buffers, opt.compensation);
   });
 }
@@ -749,8 +749,8 @@ BatchResult enqueue_batch(const cl::CommandQueue& queue, const std::vector<Batch
       }
       std::vector<cl_ulong> bases;
       for (size_t k = first; k < first + n; ++k) {
-        bases.push_back(items[k].src_offset / size_of(items[k].src_layout.data_type()));
-        bases.push_back(items[k].dst_offset / size_of(items[k].dst_layout.data_type()));
+        bases.push_back(items[k].src_offset / unit_bytes(items[k].src_layout.data_type()));
+        bases.push_back(items[k].dst_offset / unit_bytes(items[k].dst_layout.data_type()));
       }
       const cl::Buffer table(ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, bases.size() * sizeof(cl_ulong), bases.data());
       events.push_back(launch(queue, *d, opt.wait_list, [&](cl::Kernel& k) {

@@ -42,6 +42,8 @@ inline int significand_bits(DataType t) {
 inline int64_t exact_integers(DataType t) {
   if (is_floating(t)) return int64_t(1) << significand_bits(t);
   switch (t) {
+    case DataType::u4: return 15;
+    case DataType::i4: return 7;
     case DataType::u8: return 255;
     case DataType::i8: return 127;
     case DataType::i16: return INT16_MAX;
@@ -77,14 +79,15 @@ inline std::vector<std::vector<uint8_t>> visible_sources(const Layout& src, Data
   const int64_t n = src.logical_elements();
   int passes = 1;
   for (int64_t reach = base; reach < n; reach = reach > n / base ? n : reach * base) ++passes;
-  const size_t es = size_of(src.data_type());
   std::vector<std::vector<uint8_t>> out;
   for (int p = 0; p < passes; ++p) {
     std::vector<uint8_t> buf = random_bytes(static_cast<size_t>(src.bytes()), seed * 31 + static_cast<uint64_t>(p));
     for_each_coord(src.dims(), [&](const Dims& c, int64_t i) {
       for (int k = 0; k < p; ++k) i /= base;
       const int64_t v = i % base + 1;
-      convert_element(DataType::i64, &v, src.data_type(), buf.data() + src.plan().offset(c.data()) * static_cast<int64_t>(es));
+      uint8_t element[8];
+      convert_element(DataType::i64, &v, src.data_type(), element);
+      write_element(src.data_type(), buf.data(), src.plan().offset(c.data()), element);
     });
     out.push_back(std::move(buf));
   }
@@ -245,9 +248,10 @@ inline std::string run_case_all(const Engine& e, const Case& c, bool random_bits
 }
 
 /// Runs a kernel planned outside the selector's own device (another tuning, another cache size) on this
-/// device, the destination `dst_off` elements into its argument, on every source of sources_for(c, true).
+/// device, the destination `dst_off` units (unit_bytes(): elements, bytes of u4 and i4) into its argument, on
+/// every source of sources_for(c, true).
 inline std::string run_planned(const Engine& e, const Case& c, const KernelData& kd, size_t dst_off = 0, size_t src_off = 0) {
-  const size_t de = size_of(c.dst.data_type()), se = size_of(c.src.data_type());
+  const size_t de = unit_bytes(c.dst.data_type()), se = unit_bytes(c.src.data_type());
   const cl::Buffer plans = plans_buffer(e.context(), kd);
   const std::array<cl::Buffer, kParams> values = upload_param_values(e.context(), c.conversion);
   for (const std::vector<uint8_t>& src : sources_for(c, true, 3)) {

@@ -164,6 +164,25 @@ int main(void) {
     CHECK(clreorder_reorder_batch_attr(ctx, 2, two, attr, 0, NULL, NULL, NULL) == CLREORDER_SUCCESS);
     CHECK(clEnqueueReadBuffer(queue, bytes, CL_TRUE, 0, sizeof got, got, 0, NULL, NULL) == CL_SUCCESS);
     CHECK(memcmp(got, want, sizeof want) == 0 && memcmp(got + 9, want, sizeof want) == 0);
+    /* i4, two to a byte, low nibble first: {1, -2, 3, -4, 5, -6, 7, -8, -7 (9 wrapped)}; the last byte's high
+       half is no element's and keeps its 0x50, alone and as a batch's second item. */
+    {
+      const unsigned char want4[5] = {0xe1, 0xc3, 0xa5, 0x87, 0x59};
+      unsigned char init4[10] = {0, 0, 0, 0, 0x50, 0, 0, 0, 0, 0x50}, got4[10];
+      clreorder_layout i4_row = NULL;
+      size_t i4_bytes = 0;
+      CHECK(clreorder_layout_create("bfyx", "i4", 4, row, NULL, NULL, NULL, 0, &i4_row) == CLREORDER_SUCCESS);
+      CHECK(clreorder_layout_bytes(i4_row, &i4_bytes) == CLREORDER_SUCCESS && i4_bytes == 5);
+      cl_mem nibbles = clCreateBuffer(cl_ctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, sizeof init4, init4, &err);
+      CHECK(err == CL_SUCCESS);
+      CHECK(clreorder_reorder_attr(ctx, in, 0, f32_row, nibbles, 0, i4_row, attr, 0, NULL, NULL) == CLREORDER_SUCCESS);
+      clreorder_batch_item mixed[2] = {{in, 0, f32_row, bytes, 0, u8_row}, {in, 0, f32_row, nibbles, 5, i4_row}};
+      CHECK(clreorder_reorder_batch_attr(ctx, 2, mixed, attr, 0, NULL, NULL, NULL) == CLREORDER_SUCCESS);
+      CHECK(clEnqueueReadBuffer(queue, nibbles, CL_TRUE, 0, sizeof got4, got4, 0, NULL, NULL) == CL_SUCCESS);
+      CHECK(memcmp(got4, want4, 5) == 0 && memcmp(got4 + 5, want4, 5) == 0);
+      clReleaseMemObject(nibbles);
+      clreorder_layout_release(i4_row);
+    }
     clReleaseMemObject(in);
     clReleaseMemObject(bytes);
     clreorder_attr_release(attr);

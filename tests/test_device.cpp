@@ -67,13 +67,13 @@ static bool is_narrow_float_or_f32(DataType t) { return t == DataType::f32 || t 
 static bool can_round(DataType from, DataType to) {
   if (from == to) return false;
   if (!is_floating(to)) return is_floating(from);
-  if (is_floating(from)) return size_of(to) < size_of(from) || (size_of(to) == size_of(from) && size_of(to) <= 2);
-  return size_of(from) * 8 > static_cast<size_t>(significand_bits(to));
+  if (is_floating(from)) return bits_of(to) < bits_of(from) || (bits_of(to) == bits_of(from) && bits_of(to) <= 16);
+  return bits_of(from) > significand_bits(to);
 }
 static bool can_overflow(DataType from, DataType to) {
   if (from == to || is_floating(to)) return false;
   if (is_floating(from)) return true;
-  return size_of(from) > size_of(to) || is_unsigned(from) != is_unsigned(to);
+  return bits_of(from) > bits_of(to) || is_unsigned(from) != is_unsigned(to);
 }
 
 // The conversions other than the default, and whether each changes what `from` -> `to` computes.
@@ -121,7 +121,8 @@ TEST(Device, ConversionsMatchTheHostBitForBit) {
                               std::nanf("0x12345"), -std::nanf("0x400001"), -0.5f, -1.5f, 0.49999997f, -0.49999997f,
                               32767.5f, -32768.5f, 65535.5f, 4194303.5f, -4194304.5f, 8388607.0f, 16777216.0f,
                               8388607.5f, -8388607.5f, 4194304.5f, -2147483648.0f, 4294967040.0f, 4294967296.0f,
-                              -9.223372e18f, -9.2233731e18f, 1.8446743e19f, 1.8446744e19f};
+                              -9.223372e18f, -9.2233731e18f, 1.8446743e19f, 1.8446744e19f, 6.5f, 7.5f, -7.5f,
+                              -8.5f, 14.5f, 15.5f, 16.0f, -9.0f};
   // f64: the integer types' limits and their rounding ties, values whose rounding through f32 to nearest
   // even would round twice (1 + 2^-11 + 2^-40 to f16), f32's and f16's overflow and subnormal boundaries,
   // NaN payloads.
@@ -147,7 +148,8 @@ TEST(Device, ConversionsMatchTheHostBitForBit) {
   const std::vector<std::pair<DataType, std::vector<uint8_t>>> sources = {
       {DataType::f16, all16}, {DataType::bf16, all16}, {DataType::f32, {}}, {DataType::f64, f64},
       {DataType::f8e4m3, all8}, {DataType::f8e5m2, all8},
-      {DataType::i16, ints({0, 1, -1, 127, 128, -129, 255, 256, 2049, 2051, INT16_MAX, INT16_MIN}, 2)},
+      {DataType::u4, all8}, {DataType::i4, all8},  // every 4-bit value, twice in each nibble
+      {DataType::i16, ints({0, 1, -1, 7, 8, -8, -9, 15, 16, 127, 128, -129, 255, 256, 2049, 2051, INT16_MAX, INT16_MIN}, 2)},
       {DataType::u16, ints({0, 1, 255, 256, 2049, 2051, 32767, 32768, 65535}, 2)},
       {DataType::u32, ints({0, 1, 65535, 65536, 16777217, 16777219, INT32_MAX, int64_t(1) << 31, UINT32_MAX}, 4)},
       {DataType::i64, ints({0, -1, INT32_MAX, INT32_MIN, int64_t(UINT32_MAX), 16777217, big + 1, -(big + 1), big + 3,
@@ -178,7 +180,7 @@ TEST(Device, ConversionsMatchTheHostBitForBit) {
       for (const auto& [from, bytes] : sources) {
         if (conv != Conversion{} && !matters(conv, from, to)) continue;
         const std::vector<uint8_t>& src = from == DataType::f32 ? f32 : bytes;
-        Dims shape = {1, 1, 1, static_cast<int64_t>(src.size() / size_of(from))};
+        Dims shape = {1, 1, 1, static_cast<int64_t>(src.size() * 8 / static_cast<size_t>(bits_of(from)))};
         cases.push_back({Case{Layout(plain, from, shape), Layout(plain, to, shape),
                               std::string("bfyx ") + to_string(from) + " -> " + to_string(to) + " " + conv.key(), conv},
                          &src});
@@ -276,6 +278,57 @@ TEST(Device, KeptPaddingIsNeverWritten) {
   std::vector<Case> kept;
   for (const Case& c : cases) kept.push_back(converting(c, keep));
   run_on_every_impl(*e, kept);
+}
+
+// Issue 16's u4 and i4 (two to a byte, low nibble first) on every family, through the selector (the generic
+// kernel) and the agnostic kernel forced where its rows fill whole bytes, random bits among the sources (the
+// type pairs and modes are EveryDataTypePairOnRandomBits', ConversionsMatchTheHostBitForBit's and
+// ConversionModesOnEveryPath's): blocked tails, dense layouts that end or start inside a byte, kept padding
+// beside written nibbles, explicit padding, weights with per-channel scales and compensation sums, grouped
+// weights, strided views with gaps, a reshape, byte offsets inside the buffers. A destination whose bytes the
+// work-items would share is refused by name, and the specialised kernels decline the types.
+TEST(Device, FourBitTypes) {
+  REQUIRE_DEVICE(e);
+  using T = DataType;
+  auto F = [](const char* name) { return Format::parse(name); };
+  auto V = [&](const char* f, const Dims& d, const Dims& st, int64_t o, T t) { return Layout(F(f), t, d, {}, {}, st, o); };
+  const Conversion keep = modes(Rounding::nearest_even, Overflow::saturate, Padding::keep);
+  const std::vector<Case> cases = {
+      make_case(F("bfyx"), F("b_fs_yx_fsv16"), {2, 19, 3, 5}, T::f32, T::u4, {}, {}, {0, 1, 0, 0}),
+      make_case(F("b_fs_yx_fsv16"), F("bfyx"), {2, 19, 3, 5}, T::i4, T::f16, {0, 0, 1, 0}),
+      make_case(F("bfyx"), F("byxf"), {1, 3, 3, 3}, T::f32, T::i4),  // 27 elements: ends in a half byte
+      case_of(Layout(F("byxf"), T::i8, {2, 3, 3, 3}), Layout(F("bfyx"), T::u4, {2, 3, 3, 3}, {}, {}, {}, 1)),  // starts in one
+      converting(make_case(F("bfyx"), F("b_fs_yx_fsv16"), {2, 19, 3, 2}, T::f16, T::i4, {}, {}, {0, 0, 1, 0}), keep),
+      converting(make_case(F("byxf"), F("bfyx"), {2, 3, 3, 5}, T::u4, T::i4, {}, {}, {0, 0, 1, 1}, {0, 0, 0, 1}), keep),
+      make_case(F("bfyx"), F("bfyx"), {2, 3, 3, 5}, T::u8, T::u4, {}, {}, {0, 0, 1, 1}, {0, 0, 0, 1}),
+      converting(make_case(F("oiyx"), F("os_is_yx_isv16_osv16"), {33, 17, 3, 3}, T::f32, T::i4),
+                 with_compensation(with_params({}, {{Param::dst_scale, {ramp(33, 0.3f, 0.01f), 0}}}), 0)),
+      converting(make_case(F("goiyx"), F("gs_oiyx_gsv16"), {19, 2, 3, 3, 3}, T::i8, T::i4), modes(Rounding::toward_zero, Overflow::wrap)),
+      make_case(F("os_is_yx_isv16_osv16"), F("oiyx"), {33, 17, 3, 3}, T::u4, T::u4),
+      case_of(V("bfyx", {2, 3, 3, 5}, {60, 20, 6, 1}, 3, T::i4), Layout(F("byxf"), T::f32, {2, 3, 3, 5})),
+      case_of(Layout(F("b_fs_yx_fsv16"), T::f32, {2, 3, 2, 4}), V("bfyx", {2, 3, 2, 4}, {40, 12, 6, 1}, 2, T::u4)),
+      case_of(Layout(F("bfzyx"), T::u4, {2, 3, 2, 3, 2}), Layout(F("b_fs_yx_fsv16"), T::i4, {2, 3, 6, 2})),
+  };
+  run_batch(*e, cases, true);
+  std::vector<Case> agnostic;
+  for (const Case& c : cases) {
+    EXPECT_EQ(plan_reorder(e->info(), c.src, c.dst, "", c.conversion).impl, "generic") << c.label;
+    for (const char* impl : {"tiled", "staged", "lanes"})  // (the reshape: for that first)
+      EXPECT_NE(reason_of(*e, c, impl).find(c.src.dims() == c.dst.dims() ? "elements share bytes" : "reshape"), std::string::npos)
+          << impl << ": " << c.label;
+    if (reason_of(*e, c, "agnostic").empty()) agnostic.push_back(c);
+  }
+  EXPECT_GE(agnostic.size(), 6u);
+  run_batch(*e, agnostic, true, "agnostic");
+  for (size_t off : {size_t{1}, size_t{3}})
+    EXPECT_EQ(run_case_all(*e, cases[0], true, "", 4 * off, off, 5), "") << "destination byte offset " << off;
+  // Rows of 3 nibbles 4 apart: two work-items would write one byte. Nothing is written.
+  const Layout odd_rows = V("bfyx", {1, 2, 2, 3}, {16, 8, 4, 1}, 0, T::u4);
+  const std::string why = error_of([&] { reorder(*e, std::vector<uint8_t>(48), Layout(F("bfyx"), T::f32, {1, 2, 2, 3}), odd_rows); });
+  EXPECT_NE(why.find("rows do not fill whole bytes"), std::string::npos) << why;
+  // The agnostic kernel needs whole bytes per row too; the generic one takes a dense plan whatever its rows.
+  const Case dense_odd = make_case(F("bfyx"), F("byxf"), {1, 3, 3, 3}, T::f32, T::i4);
+  EXPECT_NE(reason_of(*e, dense_odd, "agnostic").find("rows do not fill whole bytes"), std::string::npos);
 }
 
 // Issue 16's fused arithmetic: oneDNN's quantization and OpenVINO's mean modes, per tensor on every
@@ -887,10 +940,11 @@ TEST(Device, TiledPathsOnVectorFriendlyShapes) {
     }
   // Each type to and from f32, f16, bf16 and itself (EveryDataTypePairOnRandomBits runs all 196 pairs), from
   // bfyx and byxf in turn (each pair is one kernel to compile: the suite's time is mostly PoCL's compiles).
+  // u4 and i4 are the generic and agnostic kernels' only (Device.FourBitTypes).
   int turn = 0;
   for (DataType st : all_data_types())
     for (DataType dt : all_data_types())
-      if (st == dt || is_narrow_float_or_f32(st) || is_narrow_float_or_f32(dt))
+      if ((st == dt || is_narrow_float_or_f32(st) || is_narrow_float_or_f32(dt)) && !is_nibble(st) && !is_nibble(dt))
         cases.push_back(make_case(Format::parse(turn++ % 2 ? "byxf" : "bfyx"), Format::parse("b_fs_yx_fsv16"), {2, 32, 4, 4}, st, dt));
   std::map<std::string, int> paths;
   for (const Case& c : cases) {
@@ -932,8 +986,9 @@ TEST(Device, StagedOnOddRuns) {
   cases.push_back(make_case(Format::parse("goiyx"), Format::parse("gs_oiyx_gsv16"), {32, 1, 1, 3, 3}));
   cases.push_back(make_case(Format::parse("goiyx"), Format::parse("gs_oiyx_gsv16"), {48, 2, 3, 3, 3}, DataType::f32, DataType::f16));
   // Every type as source and as destination (the conversions themselves are shared with tiled, which runs
-  // each type to and from f32, f16, bf16 and itself).
+  // each type to and from f32, f16, bf16 and itself), but u4 and i4, which staged declines.
   for (DataType t : all_data_types()) {
+    if (is_nibble(t)) continue;
     cases.push_back(make_case(Format::parse("bfyx"), Format::parse("byxf"), {2, 24, 3, 3}, t, DataType::f32));
     cases.push_back(make_case(Format::parse("bfyx"), Format::parse("byxf"), {2, 24, 3, 3}, DataType::f16, t));
   }

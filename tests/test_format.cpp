@@ -390,6 +390,58 @@ TEST(Conversions, RoundingAndOverflowModes) {
   EXPECT_EQ(truncate.key(), "round=toward-zero,overflow=wrap");
 }
 
+// Issue 16's u4 and i4: two to a byte, the lower offset in the low nibble (OpenVINO's order); the modes as for
+// i8 and u8 (OpenVINO's unit-test values), clamped to -8..7 and 0..15 or wrapped to 4 bits; a trailing half
+// byte left as it was; sizes in whole bytes; refused where no byte count would be right (TPU, size_of()).
+TEST(Conversions, FourBitTypes) {
+  const Conversion rtz = modes(Rounding::toward_zero, Overflow::saturate), truncate = modes(Rounding::toward_zero, Overflow::wrap);
+  const float ov[] = {1, -2.5f, 3.1f, -4, 5.03f, -6.99f, 7, -8, 9};
+  const Layout src(Format::parse("bfyx"), DataType::f32, {1, 1, 1, 9});
+  std::vector<uint8_t> bytes(sizeof ov);
+  std::memcpy(bytes.data(), ov, sizeof ov);
+  auto packed = [&](DataType t, const Conversion& conv) {
+    const Layout dst(Format::parse("bfyx"), t, {1, 1, 1, 9});
+    EXPECT_EQ(dst.bytes(), 5);
+    std::vector<uint8_t> out(5, 0x50);  // the last byte's high nibble is no element's: it stays
+    reference_reorder(src, bytes.data(), dst, out.data(), conv);
+    return out;
+  };
+  // i4 toward zero {1, -2, 3, -4, 5, -6, 7, -8, 7 (9 saturated)}, wrapped 9 is -7; u4 wrapped as u8's
+  // {1, 254, 3, 252, 5, 250, 7, 248, 9} modulo 16.
+  EXPECT_EQ(packed(DataType::i4, rtz), (std::vector<uint8_t>{0xe1, 0xc3, 0xa5, 0x87, 0x57}));
+  EXPECT_EQ(packed(DataType::i4, truncate), (std::vector<uint8_t>{0xe1, 0xc3, 0xa5, 0x87, 0x59}));
+  EXPECT_EQ(packed(DataType::u4, truncate), (std::vector<uint8_t>{0xe1, 0xc3, 0xa5, 0x87, 0x59}));
+  EXPECT_EQ(packed(DataType::u4, rtz), (std::vector<uint8_t>{0x01, 0x03, 0x05, 0x07, 0x59}));  // negatives clamp to 0
+  // Reads: i4 sign-extends, u4 does not; element 2k + 1 is byte k's high nibble.
+  const uint8_t data[] = {0x8f, 0x7e};
+  int8_t v;
+  read_element(DataType::i4, data, 0, &v);
+  EXPECT_EQ(v, -1);
+  read_element(DataType::i4, data, 1, &v);
+  EXPECT_EQ(v, -8);
+  read_element(DataType::i4, data, 3, &v);
+  EXPECT_EQ(v, 7);
+  read_element(DataType::u4, data, 2, &v);
+  EXPECT_EQ(v, 14);
+  EXPECT_EQ(cvt(DataType::i4, int8_t{-8}, DataType::f32, {}), 0xc1000000u);
+  EXPECT_EQ(cvt(DataType::u4, uint8_t{15}, DataType::i4, {}), 7u);
+  EXPECT_EQ(cvt(DataType::i4, int8_t{-3}, DataType::u4, truncate), 13u);
+  EXPECT_EQ(cvt(DataType::i32, int32_t{-300}, DataType::i4, {}), static_cast<uint8_t>(-8));
+  EXPECT_EQ(parse_data_type("int4"), DataType::i4);
+  EXPECT_EQ(parse_data_type("uint4"), DataType::u4);
+  EXPECT_EQ(bits_of(DataType::u4), 4);
+  EXPECT_EQ(unit_bytes(DataType::i4), 1u);
+  EXPECT_EQ(bytes_of(DataType::u4, 7), 4);
+  EXPECT_NE(error_of([] { size_of(DataType::u4); }).find("size_of(u4)"), std::string::npos);
+  const std::string tpu = error_of([] { Layout(Format::parse("tpu_compact(npus=4,npu_bytes=1024,addr=0)"), DataType::i4, {1, 4, 2, 2}); });
+  EXPECT_NE(tpu.find("i4"), std::string::npos) << tpu;
+  // An odd base offset: the first element is byte 0's high nibble.
+  const Layout shifted(Format::parse("bfyx"), DataType::u4, {1, 1, 1, 2}, {}, {}, {}, 1);
+  EXPECT_EQ(shifted.bytes(), 2);
+  const std::vector<uint8_t> pattern = make_pattern(shifted);
+  EXPECT_EQ(pattern, (std::vector<uint8_t>{0x00, 0x01}));
+}
+
 // Issue 16's 8-bit floats: OpenVINO's values for every pattern (f8e4m3: no infinities, 448 the largest,
 // S.1111.111 NaN; f8e5m2: f16's top byte), round trips, ties to even at every midpoint, truncation, and the
 // overflow and NaN behaviour of OpenVINO's conversion.

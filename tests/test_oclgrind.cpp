@@ -21,7 +21,7 @@ namespace {
 
 struct Sweep {
   Case c;
-  size_t src_off = 0, dst_off = 0;  // elements
+  size_t src_off = 0, dst_off = 0;  // units of unit_bytes(): elements, bytes of u4 and i4
 };
 
 Format F(const char* name) { return format_from_name(name); }
@@ -135,6 +135,16 @@ std::vector<Sweep> sweep_cases() {
       {converting(make_case(F("oiyx"), F("os_is_yx_isv16_osv16"), {33, 17, 3, 3}, T::f32, T::i8),
                   with_compensation(with_params({}, {{Param::dst_scale, {{0.25f}, -1}}}), 0)), 0, 1},
       {converting(make_case(F("goiyx"), F("gs_oiyx_gsv16"), {19, 2, 3, 3, 3}, T::i8, T::i8), with_compensation({}, 1, 0)), 0, 0},
+      // u4 and i4 (issue 16): each byte's two nibbles from one work-item (--data-races), a blocked tail, dense
+      // layouts ending and starting inside a byte, kept padding beside written nibbles, compensation sums.
+      {make_case(F("bfyx"), F("b_fs_yx_fsv16"), {2, 19, 3, 5}, T::f32, T::u4, {}, {}, {0, 1, 0, 0}), 0, 1},
+      {make_case(F("b_fs_yx_fsv16"), F("byxf"), {2, 19, 2, 3}, T::i4, T::i4), 1, 0},
+      {case_of(Layout(F("byxf"), T::u4, {1, 3, 3, 3}), Layout(F("bfyx"), T::f16, {1, 3, 3, 3})), 0, 0},
+      {case_of(Layout(F("byxf"), T::i8, {2, 3, 3, 3}), Layout(F("bfyx"), T::u4, {2, 3, 3, 3}, {}, {}, {}, 1)), 0, 1},
+      {converting(make_case(F("bfyx"), F("b_fs_yx_fsv16"), {2, 19, 3, 2}, T::f16, T::i4, {}, {}, {0, 0, 1, 0}),
+                  modes(Rounding::toward_zero, Overflow::wrap, Padding::keep)), 0, 0},
+      {converting(make_case(F("oiyx"), F("os_is_yx_isv16_osv16"), {17, 17, 1, 3}, T::f32, T::i4),
+                  with_compensation(with_params({}, {{Param::dst_scale, {{0.5f}, -1}}}), 0)), 0, 0},
   };
 }
 
@@ -243,6 +253,11 @@ TEST(Sweep, ShapeAgnosticKernelOnEveryFamily) {
       // Compensation sums, at dc[axis] with the run-time dims (the plan walk).
       {converting(make_case(F("bfyx"), F("b_fs_yx_fsv16"), {2, 19, 3, 2}, T::f32, T::i8, {}, {}, {0, 1, 1, 0}, {0, 0, 1, 1}),
                   with_compensation({}, 1, 0)), 1, 2},
+      // u4 and i4: a 4-bit source on the permutation walk, a destination's rows of whole bytes on the plan walk
+      // (kept padding beside them).
+      {make_case(F("bfyx"), F("b_fs_yx_fsv16"), {2, 19, 3, 2}, T::u4, T::f32), 1, 2},
+      {converting(make_case(F("bfyx"), F("b_fs_yx_fsv16"), {2, 19, 3, 2}, T::f32, T::i4, {}, {}, {0, 0, 1, 0}),
+                  modes(Rounding::nearest_even, Overflow::saturate, Padding::keep)), 0, 1},
   };
   std::vector<Planned> planned;
   int walks = 0, permutations = 0;  // the kernel's two modes (reorder_agnostic.cl): both must run here
@@ -310,7 +325,7 @@ int run_batches(const Engine& e, const std::vector<Sweep>& cases, const DeviceIn
       types.emplace_back(s.c.src.data_type(), s.c.dst.data_type());
       group.push_back(s.c);
       srcs.push_back(visible_sources(s.c.src, s.c.dst.data_type(), k).front());
-      offsets.emplace_back(s.src_off * size_of(s.c.src.data_type()), s.dst_off * size_of(s.c.dst.data_type()));
+      offsets.emplace_back(s.src_off * unit_bytes(s.c.src.data_type()), s.dst_off * unit_bytes(s.c.dst.data_type()));
       bases.push_back(s.src_off);
       bases.push_back(s.dst_off);
     }

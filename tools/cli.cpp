@@ -45,7 +45,8 @@ name (channels_last) or a TPU layout (tpu_aligned(npus=4,npu_bytes=1024,addr=0))
 row-major index, as OpenVINO's reorder between bfyx, bfzyx and bfwzyx.
 Shapes, paddings and strides are in the formats' canonical logical order: data b,f,[v,u,w,z],y,x; weights
 o,i,[z],y,x; grouped weights g,o,i,[z],y,x. Data types: f32 f16 bf16 f64 f8e4m3 f8e5m2 i8 u8 i16 u16 i32 u32
-i64 u64 (default f32; f64 on devices with double support).
+i64 u64 u4 i4 (default f32; f64 on devices with double support; u4 and i4 two to a byte, low nibble first,
+offsets and strides in nibbles).
 Without --input the source holds each element's logical linear index (wrapped to the type) and zero
 padding. --check compares every destination byte, padding included, with the host reference.
 Kernel cache: compiled kernels persist in CLREORDER_CACHE_DIR, else $XDG_CACHE_HOME/clreorder, else
@@ -367,7 +368,7 @@ int cmd_explain(const Args& a, const CliOptions& o) {
   if (a.has("at")) {
     Dims c = parse_dims(a.get("at"));
     int64_t off = l.offset(c);
-    const int64_t byte = off * static_cast<int64_t>(size_of(l.data_type()));
+    const int64_t byte = off * bits_of(l.data_type()) / 8;  // a u4 or i4 element: the byte that holds it
     const TpuPlacement* t = f.tpu();
     if (json) {
       out["at"] = {{"coord", c}, {"offset", off}, {"byte", byte}, {"npu", t ? Json(byte / t->npu_bytes) : Json(nullptr)},

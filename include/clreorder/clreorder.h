@@ -86,8 +86,9 @@ clreorder_status clreorder_context_set_policy(clreorder_context context, clreord
 
 /** A layout by format name (OpenVINO names, oneDNN tags, PyTorch names, TPU layouts: every spelling the C++
  *  API takes) and data type name ("f32", "f16", "bf16", "f64", "f8e4m3", "f8e5m2", "i8", "u8", "i16", "u16",
- *  "i32", "u32", "i64", "u64"). `pad_lower`, `pad_upper` and `strides` hold `rank` values each, or are NULL (no padding; the
- *  format's dense strides); strides and `offset` count elements. */
+ *  "i32", "u32", "i64", "u64", "u4", "i4"; u4 and i4 go two to a byte, the lower offset in the low nibble).
+ *  `pad_lower`, `pad_upper` and `strides` hold `rank` values each, or are NULL (no padding; the format's dense
+ *  strides); strides and `offset` count elements (nibbles of u4 and i4). */
 clreorder_status clreorder_layout_create(const char* format, const char* data_type, size_t rank, const int64_t* dims,
                                          const int64_t* pad_lower, const int64_t* pad_upper, const int64_t* strides,
                                          int64_t offset, clreorder_layout* out);

@@ -21,7 +21,8 @@ struct ReorderParams {
 };
 
 /// What an implementation generates: the kernel source and its launch shape. Every kernel takes
-/// (global const SRC_T* src, global DST_T* dst, ulong src_base, ulong dst_base), bases in elements.
+/// (global const SRC_T* src, global DST_T* dst, ulong src_base, ulong dst_base), bases in units of
+/// unit_bytes() (elements; bytes for u4 and i4, whose element offsets inside count nibbles).
 struct KernelData {
   std::string impl;           ///< stable implementation name
   KernelSource source;

@@ -12,19 +12,31 @@
 namespace clreorder {
 
 /// Element types. f16 and bf16 travel as 16-bit patterns (PoCL has no cl_khr_fp16), f8e4m3 and f8e5m2 (OCP
-/// 8-bit floats, OpenVINO's names) as bytes; f64 needs a device with double support (cl_khr_fp64).
-enum class DataType { f32, f16, bf16, i8, u8, i32, i64, i16, u16, u32, u64, f64, f8e4m3, f8e5m2 };
+/// 8-bit floats, OpenVINO's names) as bytes; f64 needs a device with double support (cl_khr_fp64). u4 and i4
+/// go two to a byte, the element at the lower offset in the low nibble (OpenVINO's order): their offsets count
+/// nibbles, and a layout of an odd number of them ends in a half byte that is its own padding.
+enum class DataType { f32, f16, bf16, i8, u8, i32, i64, i16, u16, u32, u64, f64, f8e4m3, f8e5m2, u4, i4 };
 
 /// Name of a data type ("f32", "f16", ...).
 const char* to_string(DataType t);
 /// Parses a type name ("f32", "u16", ... as all_data_types() lists them, or oneDNN's and PyTorch's spelling:
 /// "s8", "f8_e4m3", "bfloat16", "float8_e4m3fn", ...); throws naming the value otherwise.
 DataType parse_data_type(const std::string& name);
-/// Bytes per element.
+/// Bytes per element; throws for u4 and i4, whose elements are half a byte (bits_of(), unit_bytes()): a byte
+/// count computed for them as for the others would be silently wrong.
 size_t size_of(DataType t);
+/// Bits per element: 4 for u4 and i4, else 8 * size_of().
+int bits_of(DataType t);
+/// Bytes of the unit a buffer offset of this type must be a multiple of, and that the kernels' pointers
+/// step by: size_of(), and 1 for u4 and i4 (a whole byte: two elements).
+size_t unit_bytes(DataType t);
+/// Whether the type packs two elements into a byte (u4, i4).
+bool is_nibble(DataType t);
+/// Bytes that `elements` consecutive elements of `t` occupy (a trailing half byte counts whole).
+int64_t bytes_of(DataType t, int64_t elements);
 /// Whether the type is a float (f32, f16, bf16, f64, f8e4m3, f8e5m2).
 bool is_floating(DataType t);
-/// Whether the type is an unsigned integer (u8, u16, u32, u64).
+/// Whether the type is an unsigned integer (u4, u8, u16, u32, u64).
 bool is_unsigned(DataType t);
 /// "f32, f16, bf16, ..." for messages and help texts.
 std::string data_type_names();
@@ -259,7 +271,7 @@ class Layout {
   /// Physical element count: blocked axes rounded up, padding included.
   int64_t elements() const { return plan_.base + plan_.size; }
   /// Physical size in bytes.
-  int64_t bytes() const { return elements() * static_cast<int64_t>(size_of(type_)); }
+  int64_t bytes() const { return bytes_of(type_, elements()); }
   /// Element offset of a logical coordinate; throws naming it when out of range.
   int64_t offset(const Dims& coord) const;
   /// "b_fs_yx_fsv16 f32 2x3x4x5 pad_lower 0,0,1,1 pad_upper 0,0,1,1", for messages and logs.

@@ -42,7 +42,16 @@ float f64_to_f32(double d);
 /// gives 0; integer to integer saturates or wraps; anything to f16, bf16 or an 8-bit float goes through f32
 /// (an f64 or a 32- or 64-bit integer rounded to odd there when rounding to nearest, so the one rounding
 /// after it is exact). Only `conv`'s modes count here: its parameters are reference_reorder()'s.
+/// u4 and i4 travel as one byte holding the value (i4 sign-extended, as read_element() gives it): a 4-bit
+/// destination saturates to 0..15 or -8..7, or keeps the low 4 bits.
 void convert_element(DataType from, const void* src, DataType to, void* dst, const Conversion& conv = {});
+
+/// Element number `offset` of a buffer of type `t` into `out` (size_of(t) bytes; a u4 or i4 as one byte
+/// holding its value, i4 sign-extended).
+void read_element(DataType t, const void* data, int64_t offset, void* out);
+/// Writes element number `offset` of a buffer of type `t` from `in` (as read_element() gives it); a u4 or i4
+/// changes its own nibble only.
+void write_element(DataType t, void* data, int64_t offset, const void* in);
 
 /// The fused arithmetic of `conv` (Conversion::params) on the f32 value `x` of the destination element at
 /// logical coordinate `coord`: each operation rounded to f32 in the documented order; a NaN result is
@@ -61,7 +70,7 @@ std::vector<int32_t> reference_compensation(const Layout& dst, const void* dst_d
 
 /// The deterministic source pattern: each element is its logical linear index in canonical order, wrapped
 /// to the type's exact range (f32: mod 2^24, f16: mod 2048, bf16: mod 256, f8e4m3: mod 16, f8e5m2: mod 8,
-/// f64: exact, integers: two's-complement wrap); padding is zero.
+/// f64: exact, integers: two's-complement wrap, u4 and i4 to their 4 bits); padding is zero.
 std::vector<uint8_t> make_pattern(const Layout& layout);
 
 /// Throws unless src can be reordered into dst: the same number of elements (shapes that differ are a

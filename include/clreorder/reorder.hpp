@@ -127,10 +127,11 @@ std::array<cl::Buffer, kParams> upload_param_values(const cl::Context& context, 
 void check_fits_device(const DeviceInfo& device, const Layout& layout);
 
 /// Sets the arguments every generated reorder kernel takes (CR_REORDER_ARGS in kernels_cl/common.cl):
-/// source and destination buffers and their offsets in elements, the buffers of run-time parameter values
-/// (`values` as ReorderOptions::param_buffers: set exactly for the parameters the kernel's conversion takes
-/// from a buffer), the compensation sums' buffer (set exactly when the kernel's conversion writes them), and
-/// for a shape-agnostic kernel its plans table (plans_buffer()). The caller holds the kernel's lock.
+/// source and destination buffers and their offsets in units of unit_bytes() (elements; bytes for u4 and
+/// i4), the buffers of run-time parameter values (`values` as ReorderOptions::param_buffers: set exactly for
+/// the parameters the kernel's conversion takes from a buffer), the compensation sums' buffer (set exactly
+/// when the kernel's conversion writes them), and for a shape-agnostic kernel its plans table
+/// (plans_buffer()). The caller holds the kernel's lock.
 void set_reorder_args(cl::Kernel& kernel, const cl::Buffer& src, uint64_t src_base, const cl::Buffer& dst,
                       uint64_t dst_base, const cl::Buffer& plans = cl::Buffer(),
                       const std::array<cl::Buffer, kParams>& values = {}, const cl::Buffer& compensation = cl::Buffer());
