@@ -427,6 +427,12 @@ class BackgroundCompiler {
   std::thread thread_;
 };
 
+// Whether the shape-agnostic kernel takes the problem: it declines u4 and i4 destinations whose rows split
+// bytes, and then a policy that would run it while the selector's kernel compiles waits for that instead.
+bool agnostic_takes(const cl::Device& dev, const Layout& src, const Layout& dst, const Conversion& conv) {
+  return KernelSelector::instance().agnostic().reject(ReorderParams{src, dst, describe_device(dev), conv}).empty();
+}
+
 std::shared_ptr<Dispatch> dispatch_for(const cl::CommandQueue& queue, const cl::Context& ctx, const Layout& src,
                                        const Layout& dst, const std::string& force, CompilePolicy policy,
                                        const Conversion& conv) {
@@ -434,7 +440,8 @@ std::shared_ptr<Dispatch> dispatch_for(const cl::CommandQueue& queue, const cl::
   const std::string key = dispatch_key(ctx, dev, src, dst, force, conv);
   if (auto d = cached_dispatch(key)) return d;
   const BackgroundCompiler::Foreground busy;
-  if (!force.empty() || !env_value("CLREORDER_FORCE_IMPL").empty() || policy == CompilePolicy::wait)
+  if (!force.empty() || !env_value("CLREORDER_FORCE_IMPL").empty() || policy == CompilePolicy::wait ||
+      (policy == CompilePolicy::background && !agnostic_takes(dev, src, dst, conv)))
     return make_dispatch(ctx, dev, src, dst, force, conv, key);
   if (policy == CompilePolicy::background && !BackgroundCompiler::instance().known(key)) {
     const DeviceInfo info = describe_device(dev);
@@ -727,7 +734,11 @@ BatchResult enqueue_batch(const cl::CommandQueue& queue, const std::vector<Batch
       if (!d)  // one launch per item meanwhile, on the shape-agnostic kernel: the batch kernel is what gets compiled
         for (size_t k = first; k < first + n; ++k)
           l.each.push_back(dispatch_for(queue, ctx, items[k].src_layout, items[k].dst_layout, opt.force_impl,
-                                        CompilePolicy::agnostic, opt.conversion));
+                                        policy == CompilePolicy::agnostic ||
+                                                agnostic_takes(dev, items[k].src_layout, items[k].dst_layout, opt.conversion)
+                                            ? CompilePolicy::agnostic
+                                            : CompilePolicy::wait,
+                                        opt.conversion));
       launches.push_back(std::move(l));
     }
     std::vector<cl::Event> events;

@@ -284,8 +284,8 @@ TEST(Device, KeptPaddingIsNeverWritten) {
 // kernel) and the agnostic kernel forced where its rows fill whole bytes, random bits among the sources (the
 // type pairs and modes are EveryDataTypePairOnRandomBits', ConversionsMatchTheHostBitForBit's and
 // ConversionModesOnEveryPath's): blocked tails, dense layouts that end or start inside a byte, kept padding
-// beside written nibbles, explicit padding, weights with per-channel scales and compensation sums, grouped
-// weights, strided views with gaps, a reshape, byte offsets inside the buffers. A destination whose bytes the
+// beside written nibbles, explicit padding, weights with per-channel scales and compensation sums, int4 weights
+// with scales per group, grouped weights, strided views with gaps, a reshape, byte offsets inside the buffers. A destination whose bytes the
 // work-items would share is refused by name, and the specialised kernels decline the types.
 TEST(Device, FourBitTypes) {
   REQUIRE_DEVICE(e);
@@ -305,6 +305,10 @@ TEST(Device, FourBitTypes) {
                  with_compensation(with_params({}, {{Param::dst_scale, {ramp(33, 0.3f, 0.01f), 0}}}), 0)),
       converting(make_case(F("goiyx"), F("gs_oiyx_gsv16"), {19, 2, 3, 3, 3}, T::i8, T::i4), modes(Rounding::toward_zero, Overflow::wrap)),
       make_case(F("os_is_yx_isv16_osv16"), F("oiyx"), {33, 17, 3, 3}, T::u4, T::u4),
+      // LLM int4 weights: scales per group of 8 input channels for every output channel, a zero point of 8.
+      converting(make_case(F("oiyx"), F("os_is_yx_isv16_osv16"), {33, 17, 1, 3}, T::f16, T::u4),
+                 with_params({}, {{Param::dst_scale, ParamValues{ramp(33 * 3, 0.02f, 0.01f), 1, 8, 0}},
+                                  {Param::dst_zero_point, {{8}, -1}}})),
       case_of(V("bfyx", {2, 3, 3, 5}, {60, 20, 6, 1}, 3, T::i4), Layout(F("byxf"), T::f32, {2, 3, 3, 5})),
       case_of(Layout(F("b_fs_yx_fsv16"), T::f32, {2, 3, 2, 4}), V("bfyx", {2, 3, 2, 4}, {40, 12, 6, 1}, 2, T::u4)),
       case_of(Layout(F("bfzyx"), T::u4, {2, 3, 2, 3, 2}), Layout(F("b_fs_yx_fsv16"), T::i4, {2, 3, 6, 2})),
@@ -327,8 +331,26 @@ TEST(Device, FourBitTypes) {
   const std::string why = error_of([&] { reorder(*e, std::vector<uint8_t>(48), Layout(F("bfyx"), T::f32, {1, 2, 2, 3}), odd_rows); });
   EXPECT_NE(why.find("rows do not fill whole bytes"), std::string::npos) << why;
   // The agnostic kernel needs whole bytes per row too; the generic one takes a dense plan whatever its rows.
-  const Case dense_odd = make_case(F("bfyx"), F("byxf"), {1, 3, 3, 3}, T::f32, T::i4);
+  const Case dense_odd = make_case(F("bfyx"), F("byxf"), {1, 3, 3, 5}, T::f32, T::i4);
   EXPECT_NE(reason_of(*e, dense_odd, "agnostic").find("rows do not fill whole bytes"), std::string::npos);
+  // So the library's default policy, which runs the agnostic kernel while the selector's compiles, waits for
+  // the generic one there, alone and in a batch; the policy that never compiles says why it cannot.
+  const std::vector<uint8_t> in = visible_sources(dense_odd.src, dense_odd.dst.data_type(), 1).front();
+  std::vector<uint8_t> want(static_cast<size_t>(dense_odd.dst.bytes()), 0);
+  reference_reorder(dense_odd.src, in.data(), dense_odd.dst, want.data());
+  ReorderOptions background, never;
+  background.policy = CompilePolicy::background;
+  never.policy = CompilePolicy::agnostic;
+  EXPECT_EQ(reorder(*e, in, dense_odd.src, dense_odd.dst, background), want);
+  const std::string declined = error_of([&] {
+    reorder(*e, std::vector<uint8_t>(4 * 63), Layout(F("bfyx"), T::f32, {1, 3, 3, 7}), Layout(F("byxf"), T::i4, {1, 3, 3, 7}), never);
+  });
+  EXPECT_NE(declined.find("rows do not fill whole bytes"), std::string::npos) << declined;
+  const Layout batch_dst(F("byxf"), T::i4, {1, 3, 1, 5});
+  cl::Buffer s(e->context(), CL_MEM_READ_WRITE, 4 * 15), d(e->context(), CL_MEM_READ_WRITE, 16);
+  const std::vector<BatchItem> items = {{s, 0, Layout(F("bfyx"), T::f32, {1, 3, 1, 5}), d, 0, batch_dst},
+                                        {s, 0, Layout(F("bfyx"), T::f32, {1, 3, 1, 5}), d, 8, batch_dst}};
+  EXPECT_EQ(error_of([&] { reorder_batch(*e, items, background); e->queue().finish(); }), "");
 }
 
 // Issue 16's fused arithmetic: oneDNN's quantization and OpenVINO's mean modes, per tensor on every
