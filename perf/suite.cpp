@@ -260,7 +260,7 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(1, 1000));
   app.add_option("--impl", impl, "force an implementation");
   app.add_option("--out", out, "directory for the table and CSV")->capture_default_str();
-  app.add_option("--filter", filter, "only the cases whose name contains this");
+  app.add_option("--filter", filter, "only the cases whose name (formats, shape, padding, types) contains this");
   app.add_flag("--views", views, "strided views beside their dense twins instead (views.md, views.csv)");
   bool fused = false;
   app.add_flag("--fused", fused, "fused arithmetic beside the plain conversion instead (fused.md, fused.csv)");
@@ -285,7 +285,7 @@ int main(int argc, char** argv) {
       std::string label = std::string(c.from) + " -> " + c.to + " " + c.shape;
       if (*c.src_pad) label += " src pad " + std::string(c.src_pad);
       if (*c.dst_pad) label += " dst pad " + std::string(c.dst_pad);
-      if (!filter.empty() && label.find(filter) == std::string::npos) continue;
+      if (!filter.empty() && (label + " " + c.dtype + " -> " + c.to_dtype).find(filter) == std::string::npos) continue;
       Dims shape = parse_dims(c.shape);
       const Dims sp = *c.src_pad ? parse_dims(c.src_pad) : Dims{}, dp = *c.dst_pad ? parse_dims(c.dst_pad) : Dims{};
       Layout src(format_from_name(c.from), parse_data_type(c.dtype), shape, sp, sp);

@@ -143,7 +143,7 @@ void store_nibble(const Value& v, void* p, const Conversion& conv) {
   T out;
   store_int<T>(v, &out, conv);
   const int lo = std::is_signed<T>::value ? -8 : 0, hi = lo + 15;
-  const int n = conv.overflow == Overflow::wrap ? (std::is_signed<T>::value ? static_cast<int8_t>(out << 4) >> 4 : out & 15)
+  const int n = conv.overflow == Overflow::wrap ? (std::is_signed<T>::value ? static_cast<int8_t>(static_cast<uint8_t>(out) << 4) >> 4 : out & 15)
                                                 : std::min(std::max(static_cast<int>(out), lo), hi);
   *static_cast<uint8_t*>(p) = static_cast<uint8_t>(n);
 }
