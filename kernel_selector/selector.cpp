@@ -47,8 +47,7 @@ class GenericReorder : public ReorderImpl {
       decode += " \\\n  " + macro_lines(lines);
       coords = "s_";
     }
-    const Walk walk = walk_of(p);
-    int64_t items = dp.digit_space / walk.extent * walk.pieces;
+    int64_t items;
     if (is_nibble(p.dst.data_type())) {
       // Work-item w writes byte w: tuples 2w and 2w + 1 (shared_bytes() holds), shifted by one where a dense
       // plan starts in the middle of a byte.
@@ -57,14 +56,18 @@ class GenericReorder : public ReorderImpl {
       jit.def("DST_FIRST(w)", "max((IDX_T)0, (IDX_T)" + num(shift) + " - 2 * (w))")
           .def("DST_END(w)", "min((IDX_T)2, (IDX_T)" + num(dp.digit_space + shift) + " - 2 * (w))")
           .def("DST_TUPLE(w, q)", "(2 * (w) + (q) - " + num(shift) + ")");
-    } else if (walk.extent == 1) {
-      jit.def("DST_FIRST(w)", "0").def("DST_END(w)", "1").def("DST_TUPLE(w, q)", "(w)");
     } else {
-      const std::string in = num(walk.inner), first = "(((w) / " + in + ") % " + num(walk.pieces) + ") * " + num(walk.chunk);
-      jit.def("DST_FIRST(w)", first)
-          .def("DST_END(w)", "min((IDX_T)" + num(walk.extent) + ", " + first + " + " + num(walk.chunk) + ")")
-          .def("DST_TUPLE(w, q)", "((w) / " + in + " / " + num(walk.pieces) + ") * " + num(walk.extent * walk.inner) + " + (q) * " +
-                                      in + " + (w) % " + in);
+      const Walk walk = walk_of(p);
+      items = dp.digit_space / walk.extent * walk.pieces;
+      if (walk.extent == 1) {
+        jit.def("DST_FIRST(w)", "0").def("DST_END(w)", "1").def("DST_TUPLE(w, q)", "(w)");
+      } else {
+        const std::string in = num(walk.inner), first = "(((w) / " + in + ") % " + num(walk.pieces) + ") * " + num(walk.chunk);
+        jit.def("DST_FIRST(w)", first)
+            .def("DST_END(w)", "min((IDX_T)" + num(walk.extent) + ", " + first + " + " + num(walk.chunk) + ")")
+            .def("DST_TUPLE(w, q)", "((w) / " + in + " / " + num(walk.pieces) + ") * " + num(walk.extent * walk.inner) +
+                                        " + (q) * " + in + " + (w) % " + in);
+      }
     }
     jit.def("DST_ITEMS", items)
         .def("DST_DECODE(p)", decode)

@@ -84,6 +84,12 @@ Value load_int(const void* p) {
 
 Value single(float f) { return {Value::single, static_cast<double>(f), 0, false, f}; }
 
+// The value of the low 4 bits of `bits` as a u4 (0..15) or an i4 (-8..7, sign-extended).
+int nibble_value(DataType t, unsigned bits) {
+  const int n = static_cast<int>(bits & 15u);
+  return t == DataType::i4 && n >= 8 ? n - 16 : n;
+}
+
 Value load(DataType t, const void* p) {
   switch (t) {
     case DataType::f32: { float v; std::memcpy(&v, p, 4); return single(v); }
@@ -100,8 +106,8 @@ Value load(DataType t, const void* p) {
     case DataType::u32: return load_int<uint32_t>(p);
     case DataType::i64: return load_int<int64_t>(p);
     case DataType::u64: return load_int<uint64_t>(p);
-    case DataType::u4: return {Value::integer, 0, static_cast<Wide>(*static_cast<const uint8_t*>(p) & 15), true, 0};
-    case DataType::i4: return {Value::integer, 0, static_cast<Wide>(static_cast<int8_t>(*static_cast<const uint8_t*>(p) << 4) >> 4), false, 0};
+    case DataType::u4: case DataType::i4:
+      return {Value::integer, 0, nibble_value(t, *static_cast<const uint8_t*>(p)), t == DataType::u4, 0};
   }
   return {Value::integer, 0, 0, false, 0};
 }
@@ -143,7 +149,7 @@ void store_nibble(const Value& v, void* p, const Conversion& conv) {
   T out;
   store_int<T>(v, &out, conv);
   const int lo = std::is_signed<T>::value ? -8 : 0, hi = lo + 15;
-  const int n = conv.overflow == Overflow::wrap ? (std::is_signed<T>::value ? static_cast<int8_t>(static_cast<uint8_t>(out) << 4) >> 4 : out & 15)
+  const int n = conv.overflow == Overflow::wrap ? nibble_value(std::is_signed<T>::value ? DataType::i4 : DataType::u4, static_cast<uint8_t>(out))
                                                 : std::min(std::max(static_cast<int>(out), lo), hi);
   *static_cast<uint8_t*>(p) = static_cast<uint8_t>(n);
 }
@@ -329,8 +335,7 @@ void read_element(DataType t, const void* data, int64_t offset, void* out) {
     std::memcpy(out, b + offset * static_cast<int64_t>(size_of(t)), size_of(t));
     return;
   }
-  const int n = (b[offset >> 1] >> (4 * (offset & 1))) & 15;
-  *static_cast<uint8_t*>(out) = static_cast<uint8_t>(t == DataType::i4 && n >= 8 ? n - 16 : n);
+  *static_cast<uint8_t*>(out) = static_cast<uint8_t>(nibble_value(t, b[offset >> 1] >> (4 * (offset & 1))));
 }
 
 void write_element(DataType t, void* data, int64_t offset, const void* in) {

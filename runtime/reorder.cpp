@@ -429,8 +429,8 @@ class BackgroundCompiler {
 
 // Whether the shape-agnostic kernel takes the problem: it declines u4 and i4 destinations whose rows split
 // bytes, and then a policy that would run it while the selector's kernel compiles waits for that instead.
-bool agnostic_takes(const cl::Device& dev, const Layout& src, const Layout& dst, const Conversion& conv) {
-  return KernelSelector::instance().agnostic().reject(ReorderParams{src, dst, describe_device(dev), conv}).empty();
+bool agnostic_takes(const DeviceInfo& info, const Layout& src, const Layout& dst, const Conversion& conv) {
+  return KernelSelector::instance().agnostic().reject(ReorderParams{src, dst, info, conv}).empty();
 }
 
 std::shared_ptr<Dispatch> dispatch_for(const cl::CommandQueue& queue, const cl::Context& ctx, const Layout& src,
@@ -440,12 +440,12 @@ std::shared_ptr<Dispatch> dispatch_for(const cl::CommandQueue& queue, const cl::
   const std::string key = dispatch_key(ctx, dev, src, dst, force, conv);
   if (auto d = cached_dispatch(key)) return d;
   const BackgroundCompiler::Foreground busy;
-  if (!force.empty() || !env_value("CLREORDER_FORCE_IMPL").empty() || policy == CompilePolicy::wait ||
-      (policy == CompilePolicy::background && !agnostic_takes(dev, src, dst, conv)))
+  if (!force.empty() || !env_value("CLREORDER_FORCE_IMPL").empty() || policy == CompilePolicy::wait)
     return make_dispatch(ctx, dev, src, dst, force, conv, key);
   if (policy == CompilePolicy::background && !BackgroundCompiler::instance().known(key)) {
     const DeviceInfo info = describe_device(dev);
-    if (!info.thread_safe) return record_dispatch(ctx, dev, plan_reorder(info, src, dst, "", conv), key);
+    if (!info.thread_safe || !agnostic_takes(info, src, dst, conv))
+      return record_dispatch(ctx, dev, plan_reorder(info, src, dst, "", conv), key);
     // The specialised kernel when it is compiled already (prepare(), another thread) or stored by an earlier
     // process: nothing to compile (a stored binary loads in milliseconds, about what the agnostic kernel's does).
     const KernelData kd = plan_reorder(info, src, dst, "", conv);
@@ -731,14 +731,15 @@ BatchResult enqueue_batch(const cl::CommandQueue& queue, const std::vector<Batch
         }
       }
       Launch l{first, n, std::move(args), d, {}};
-      if (!d)  // one launch per item meanwhile, on the shape-agnostic kernel: the batch kernel is what gets compiled
-        for (size_t k = first; k < first + n; ++k)
+      if (!d) {  // one launch per item meanwhile, on the shape-agnostic kernel: the batch kernel is what gets compiled
+        const DeviceInfo info = policy == CompilePolicy::agnostic ? DeviceInfo{} : describe_device(dev);  // asked only then
+        for (size_t k = first; k < first + n; ++k) {
+          const bool meanwhile = policy == CompilePolicy::agnostic ||
+                                 agnostic_takes(info, items[k].src_layout, items[k].dst_layout, opt.conversion);
           l.each.push_back(dispatch_for(queue, ctx, items[k].src_layout, items[k].dst_layout, opt.force_impl,
-                                        policy == CompilePolicy::agnostic ||
-                                                agnostic_takes(dev, items[k].src_layout, items[k].dst_layout, opt.conversion)
-                                            ? CompilePolicy::agnostic
-                                            : CompilePolicy::wait,
-                                        opt.conversion));
+                                        meanwhile ? CompilePolicy::agnostic : CompilePolicy::wait, opt.conversion));
+        }
+      }
       launches.push_back(std::move(l));
     }
     std::vector<cl::Event> events;

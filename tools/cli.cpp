@@ -571,6 +571,15 @@ std::vector<uint8_t> read_input(const std::string& path, const Layout& layout) {
   return read_exact(path, static_cast<size_t>(layout.bytes()), "--input", layout.describe());
 }
 
+// How many entries of `got` differ from `want` (as many), and the index of the first that does in `first`.
+template <class T>
+size_t mismatches(const std::vector<T>& got, const std::vector<T>& want, size_t* first) {
+  size_t bad = 0;
+  for (size_t i = 0; i < want.size(); ++i)
+    if (got[i] != want[i] && bad++ == 0) *first = i;
+  return bad;
+}
+
 // The reorder of `run` and `demo`: lines of text, or with `json` one object at the end (ready_ms: the first
 // reorder from the call to its result on the host, kernel lookup or compile, upload and download included).
 int run_reorder(const Engine& engine, const Pair& pr, const std::string& input, OutputFile* output, bool check,
@@ -634,8 +643,7 @@ int run_reorder(const Engine& engine, const Pair& pr, const std::string& input, 
   if (check) {
     std::vector<uint8_t> want = sentinel;
     reference_reorder(pr.src, src.data(), pr.dst, want.data(), pr.conversion);
-    for (size_t i = 0; i < checked.size(); ++i)
-      if (checked[i] != want[i] && bad++ == 0) first = i;
+    bad = mismatches(checked, want, &first);
     if (bad)
       say("check: FAILED, %zu of %zu bytes differ from the host reference; first at byte %zu (got 0x%02x, want 0x%02x)\n",
           bad, checked.size(), first, checked[first], want[first]);
@@ -644,8 +652,7 @@ int run_reorder(const Engine& engine, const Pair& pr, const std::string& input, 
     if (pr.conversion.compensation.present()) {
       const std::vector<int32_t> want_sums = reference_compensation(pr.dst, want.data(), pr.conversion.compensation);
       size_t first_sum = 0;
-      for (size_t i = 0; i < want_sums.size(); ++i)
-        if (sums[i] != want_sums[i] && bad_sums++ == 0) first_sum = i;
+      bad_sums = mismatches(sums, want_sums, &first_sum);
       if (bad_sums)
         say("check: FAILED, %zu of %zu compensation sums differ from the host's; first at index %zu (got %d, want %d)\n",
             bad_sums, want_sums.size(), first_sum, sums[first_sum], want_sums[first_sum]);
