@@ -270,12 +270,17 @@ std::string table_name(Param q) { return "CR_CAT(KERNEL_NAME, _p" + std::to_stri
 // The name of the kernel argument of a parameter from a device buffer (value_args()).
 std::string arg_name(Param q) { return "cr_values" + std::to_string(static_cast<int>(q)); }
 
-// The logical coordinate on `axis` of a lane whose table index is `t`, clamped into [0, dim) where the
-// kernel's padded coordinates reach past it (padding lanes: their results are never stored, but their reads
-// must stay inside the values).
-std::string clamped_coord(const TableIndex& t, int64_t dim) {
+// The logical coordinate on `axis` of a lane whose table index is `t` (padded coordinates may lie outside
+// [0, dim)).
+std::string logical_coord(const TableIndex& t) {
   const int64_t shift = t.offset - t.lower;
-  std::string c = shift ? "(" + t.base + (shift > 0 ? " + " : " - ") + num(shift > 0 ? shift : -shift) + ")" : t.base;
+  return shift ? "(" + t.base + (shift > 0 ? " + " : " - ") + num(shift > 0 ? shift : -shift) + ")" : t.base;
+}
+
+// The same, clamped into [0, dim) where the kernel's padded coordinates reach past it (padding lanes: their
+// results are never stored, but their reads must stay inside the values).
+std::string clamped_coord(const TableIndex& t, int64_t dim) {
+  const std::string c = logical_coord(t);
   const int64_t lo = t.span ? -t.lower : 0, hi = t.span ? t.span - t.lower : dim;
   return lo < 0 || hi > dim ? "clamp((IDX_T)" + c + ", (IDX_T)0, (IDX_T)" + num(dim - 1) + ")" : c;
 }
@@ -291,7 +296,7 @@ std::string lane_values(const std::vector<std::string>& reads) {
 // The value operand of parameter `q` for `width` lanes.
 std::string param_operand(const ReorderParams& p, Param q, int width, const CoordExpr& coord) {
   const ParamValues& pv = p.conversion.param(q);
-  if (pv.axis < 0 && !pv.from_buffer) return hex_float(pv.values[0]) + "f";
+  if (pv.axis < 0 && !pv.from_buffer) return hex_float(operand_of(q, pv.values[0])) + "f";
   if (pv.axis >= 0 && !coord) throw Error("internal: an indexed " + std::string(to_string(q)) + " in a kernel without coordinates");
   std::vector<TableIndex> at;
   for (int k = 0; pv.axis >= 0 && k < width; ++k) at.push_back(coord(pv.axis, k));
@@ -309,8 +314,7 @@ std::string param_operand(const ReorderParams& p, Param q, int width, const Coor
   // Groups, rows, or run-time values: the index from each lane's logical coordinates (ParamValues::index()).
   const Dims& dims = p.dst.dims();
   const std::string from = pv.from_buffer ? arg_name(q) : table_name(q);
-  std::vector<std::string> reads;
-  for (int k = 0; k < (pv.axis >= 0 ? width : 1); ++k) {
+  auto read = [&](int k) {
     std::string i = "0";
     if (pv.axis >= 0) {
       i = clamped_coord(at[static_cast<size_t>(k)], dims[static_cast<size_t>(pv.axis)]);
@@ -320,9 +324,36 @@ std::string param_operand(const ReorderParams& p, Param q, int width, const Coor
         i = clamped_coord(coord(pv.outer_axis, k), dims[static_cast<size_t>(pv.outer_axis)]) + " * " + num(groups) + " + " + i;
       }
     }
-    const std::string read = from + "[" + i + "]";
-    reads.push_back(pv.from_buffer && is_zero_point(q) ? "convert_float(" + read + ")" : read);
+    const std::string r = from + "[" + i + "]";
+    // Tables hold operand_of() already; a buffer's divisor becomes its reciprocal here (CR_DIVIDES).
+    return !pv.from_buffer            ? r
+           : is_zero_point(q)         ? "convert_float(" + r + ")"
+           : operation_of(q) == '/'   ? "(1.0f / " + r + ")"
+                                      : r;
+  };
+  // Lanes at consecutive indices of the axis in one row, no more of them than a group holds, span at most
+  // two groups: two reads (the first lane's group and the last's) and a select, instead of a gather of a
+  // read and a division per lane (a 16-lane gather cost tiled 0.9 of an int8 reorder with groups of 32).
+  // Lanes from the first at or past the last lane's group start take its value; lanes outside the tensor
+  // are padding, whose results are never stored.
+  bool two_groups = pv.axis >= 0 && width > 1 && width <= pv.group;
+  for (int k = 1; two_groups && k < width; ++k) {
+    two_groups = at[static_cast<size_t>(k)].base == at[0].base && at[static_cast<size_t>(k)].offset == at[0].offset + k;
+    if (pv.outer_axis >= 0) {
+      const TableIndex o0 = coord(pv.outer_axis, 0), ok = coord(pv.outer_axis, k);
+      two_groups = two_groups && ok.base == o0.base && ok.offset == o0.offset;
+    }
   }
+  if (two_groups) {
+    const std::string w = std::to_string(width), g = num(pv.group);
+    const std::string last_start = "((" + clamped_coord(at.back(), dims[static_cast<size_t>(pv.axis)]) + ") / " + g + ") * " + g;
+    std::string iota;
+    for (int k = 0; k < width; ++k) iota += (k ? ", " : "") + std::to_string(k);
+    return "select((float" + w + ")(" + read(0) + "), (float" + w + ")(" + read(width - 1) + "), (int" + w + ")(" + iota +
+           ") >= (int" + w + ")((int)clamp((IDX_T)(" + last_start + " - " + logical_coord(at.front()) + "), (IDX_T)0, (IDX_T)" + w + ")))";
+  }
+  std::vector<std::string> reads;
+  for (int k = 0; k < (pv.axis >= 0 ? width : 1); ++k) reads.push_back(read(k));
   return lane_values(reads);
 }
 
@@ -336,7 +367,7 @@ std::string convert_expr(const ReorderParams& p, const std::string& v, int width
   // operation to f32, and common.cl turns FP_CONTRACT off, so none fuses into a multiply-add.
   std::string x = convert_types(from, DataType::f32, Conversion{}, v, width);
   for (Param q : all_params())
-    if (conv.param(q).present()) x = "(" + x + " " + operation_of(q) + " " + param_operand(p, q, width, coord) + ")";
+    if (conv.param(q).present()) x = "(" + x + " " + applied_operation(q) + " " + param_operand(p, q, width, coord) + ")";
   // Integer destinations make every NaN 0 anyway.
   if (is_floating(to) && may_give_nan(conv, from)) x = "cr_f32_nan_canonical" + std::string(width > 1 ? "_" + std::to_string(width) : "") + "(" + x + ")";
   return convert_types(DataType::f32, to, conv, x, width);
@@ -350,13 +381,13 @@ std::string value_tables(const Conversion& conv, const TableShapes& shape) {
     const int64_t count = static_cast<int64_t>(pv.values.size());
     const TableShape t = shape && pv.one_per_index() ? shape(pv.axis) : TableShape{0, count};
     if (t.lower < 0 || t.lower + count > t.size) throw Error("internal: a table of " + num(count) + " values in " + num(t.size) + " entries");
-    // Entries outside the values serve padding lanes, whose results are never stored: divisors of 1 there
+    // Entries outside the values serve padding lanes, whose results are never stored: reciprocals of 1 there
     // keep them finite.
     const std::string outside = operation_of(q) == '/' ? "1" : "0";
     std::string values;
     for (int64_t i = 0; i < t.size; ++i) {
       const int64_t c = i - t.lower;
-      values += (i ? ", " : "") + (c >= 0 && c < count ? hex_float(pv.values[static_cast<size_t>(c)]) + "f" : outside);
+      values += (i ? ", " : "") + (c >= 0 && c < count ? hex_float(operand_of(q, pv.values[static_cast<size_t>(c)])) + "f" : outside);
     }
     lines.push_back("__constant float " + table_name(q) + "[" + num(t.size) + "] = {" + values + "};");
   }
@@ -395,7 +426,7 @@ void def_compensate(Jit& jit, const CompensateMacros& m, bool replace) {
 
 bool divides(const Conversion& conv) {
   return std::any_of(all_params().begin(), all_params().end(),
-                     [&](Param q) { return conv.param(q).present() && operation_of(q) == '/'; });
+                     [&](Param q) { return conv.param(q).from_buffer && operation_of(q) == '/'; });
 }
 
 std::string build_options(const std::string& code, const DeviceInfo& device) {

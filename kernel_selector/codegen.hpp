@@ -129,7 +129,8 @@ CompensateMacros compensate_macros(const Conversion& conv, const std::function<s
 /// Defines (or with `replace`, sets) CR_COMP_BEGIN, CR_COMP_ADD(v) and CR_COMP_END as `m`.
 void def_compensate(Jit& jit, const CompensateMacros& m, bool replace = false);
 
-/// Whether the arithmetic of `conv` divides (div, dst-scale).
+/// Whether the kernel of `conv` divides: a div or dst-scale from a device buffer, whose reciprocal it computes
+/// (constant divisors arrive as reciprocals, operand_of()).
 bool divides(const Conversion& conv);
 
 /// The build options of a generated program's `code` on `device`: OpenCL C 1.2, and a correctly rounded

@@ -12,7 +12,7 @@ namespace clreorder {
 class Jit;
 
 /// The #defines every reorder kernel shares: KERNEL_NAME, SRC_T, DST_T, IDX_T, CONVERT(v), CR_ZERO_PADDING
-/// (1: padding gets zero; 0: Padding::keep, padding is not written), CR_DIVIDES (the arithmetic divides:
+/// (1: padding gets zero; 0: Padding::keep, padding is not written), CR_DIVIDES (the kernel divides:
 /// build_options()), CR_VALUE_TABLES (value_tables() shaped by `shapes`, for a template to expand at program
 /// scope), CR_VALUE_ARGS (value_args()) and CR_COMP_BEGIN, CR_COMP_ADD(v), CR_COMP_END (compensate_macros() at
 /// `coord`, the destination's dims compiled in). `coord` gives the coordinate expressions CONVERT reads per-index

@@ -202,6 +202,13 @@ char operation_of(Param p) {
   return '?';
 }
 
+char applied_operation(Param p) { return operation_of(p) == '/' ? '*' : operation_of(p); }
+
+float operand_of(Param p, float a) {
+  // A division per element is the slowest step of a compute-bound kernel (correctly rounded vdivps on PoCL).
+  return operation_of(p) == '/' ? 1.0f / a : a;
+}
+
 bool is_zero_point(Param p) { return p == Param::src_zero_point || p == Param::dst_zero_point; }
 
 Param parse_param(const std::string& name) {
@@ -258,7 +265,9 @@ std::string hex_float(float v) {
   return buf;
 }
 
-std::string Conversion::key() const {
+std::string Conversion::key() const { return summary(std::numeric_limits<size_t>::max()); }
+
+std::string Conversion::summary(size_t max_values) const {
   std::string out;
   auto add = [&out](const std::string& field, const std::string& value) { out += (out.empty() ? "" : ",") + field + "=" + value; };
   if (rounding != Rounding::nearest_even) add("round", to_string(rounding));
@@ -269,7 +278,9 @@ std::string Conversion::key() const {
     if (!v.present()) continue;
     std::string text;
     if (v.from_buffer) text = "buffer";
-    for (size_t i = 0; !v.from_buffer && i < v.values.size(); ++i) text += (i ? "/" : "") + hex_float(v.values[i]);
+    const size_t shown = std::min(v.values.size(), max_values);
+    for (size_t i = 0; !v.from_buffer && i < shown; ++i) text += (i ? "/" : "") + hex_float(v.values[i]);
+    if (!v.from_buffer && shown < v.values.size()) text += (shown ? "/...(" : "(") + std::to_string(v.values.size()) + " values)";
     std::string where;
     if (v.outer_axis >= 0) where += std::to_string(v.outer_axis) + "/";
     if (v.axis >= 0) where += std::to_string(v.axis) + (v.group > 1 ? "g" + std::to_string(v.group) : "");
@@ -310,15 +321,17 @@ void check_params(const Conversion& conv, const Layout& dst) {
       throw Error(what + ": " + std::to_string(v.values.size()) + " values " + shape + " (needs " + std::to_string(count) + ")");
     }
     if (v.axis >= 0 && !v.from_buffer) indexed += v.values.size();
-    // Checked on every reorder call: the message is made only for a value that fails.
+    // Checked on every reorder call (thousands of values for int4 groups): the message is made only for a
+    // value that fails.
+    const bool integer = is_zero_point(p), divisor = operation_of(p) == '/';
     for (size_t i = 0; i < v.values.size(); ++i) {
       const float f = v.values[i];
-      const char* why = !std::isfinite(f)                            ? "is not finite"
-                        : is_zero_point(p) && std::nearbyint(f) != f ? "is not an integer (zero points are)"
-                        : operation_of(p) == '/' && f == 0          ? "divides by zero"
-                                                                     : nullptr;
-      if (why)
-        throw Error(what + ": value " + hex_float(f) + " (" + std::to_string(f) + ", index " + std::to_string(i) + ") " + why);
+      if (std::isfinite(f) && (!integer || std::nearbyint(f) == f) && (!divisor || std::isfinite(1.0f / f))) continue;
+      const char* why = !std::isfinite(f)                   ? "is not finite"
+                        : integer && std::nearbyint(f) != f ? "is not an integer (zero points are)"
+                        : f == 0                            ? "divides by zero"
+                                                            : "has no finite f32 reciprocal (a division multiplies by it)";
+      throw Error(what + ": value " + hex_float(f) + " (" + std::to_string(f) + ", index " + std::to_string(i) + ") " + why);
     }
   }
   const Compensation& c = conv.compensation;

@@ -355,11 +355,10 @@ float apply_params(const Conversion& conv, float x, const int64_t* coord, const 
   for (Param p : all_params()) {
     const ParamValues& v = conv.param(p);
     if (!v.present()) continue;
-    const float a = v.values[static_cast<size_t>(v.index(coord, dims))];
-    switch (operation_of(p)) {
+    const float a = operand_of(p, v.values[static_cast<size_t>(v.index(coord, dims))]);
+    switch (applied_operation(p)) {
       case '-': x = x - a; break;
       case '*': x = x * a; break;
-      case '/': x = x / a; break;
       default: x = x + a; break;
     }
   }

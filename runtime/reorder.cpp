@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <deque>
 #include <mutex>
+#include <new>
 #include <optional>
 #include <set>
 #include <thread>
@@ -17,6 +18,8 @@
 #include "clreorder/error.hpp"
 #include "clreorder/reference.hpp"
 #include "env.hpp"
+#define XXH_INLINE_ALL
+#include <xxhash.h>
 
 namespace clreorder {
 
@@ -92,6 +95,7 @@ void check_disjoint(const ByteRange& s, const ByteRange& d) {
 // handle in the key cannot be reused by another context while the entry exists.
 struct Dispatch {
   cl::Context context;
+  Conversion conversion;  // compared on every hit: the key holds only a hash of its values
   std::string impl, entry;
   KernelHandle kernel;
   cl::NDRange global, local;
@@ -112,19 +116,42 @@ DispatchTable& dispatch_table() {
   return table;
 }
 
+// The conversion's part of a dispatch key: its fields with the values as an XXH3-128 hash of their bits.
+// Conversion::key() formats every value, which cost a reorder with 4096 group scales 370 us per call;
+// hashing them costs about a microsecond, and a hit compares the values themselves (cached_dispatch()).
+std::string conversion_key(const Conversion& conv) {
+  if (!conv.has_arithmetic()) return conv.key();
+  XXH3_state_t* state = XXH3_createState();
+  if (!state) throw std::bad_alloc();
+  XXH3_128bits_reset(state);
+  for (Param q : all_params()) {
+    const std::vector<float>& v = conv.param(q).values;
+    const uint64_t n = v.size();
+    XXH3_128bits_update(state, &n, sizeof n);
+    XXH3_128bits_update(state, v.data(), v.size() * sizeof(float));
+  }
+  const XXH128_hash_t h = XXH3_128bits_digest(state);
+  XXH3_freeState(state);
+  char hex[40];
+  std::snprintf(hex, sizeof hex, "%016llx%016llx", static_cast<unsigned long long>(h.high64), static_cast<unsigned long long>(h.low64));
+  return conv.summary(0) + "#" + hex;
+}
+
 // Everything the selector's choice depends on: context, device, forced implementation, index width, tuning,
 // conversion, layouts.
 std::string dispatch_key(const cl::Context& ctx, const cl::Device& dev, const Layout& src, const Layout& dst,
                          const std::string& force, const Conversion& conv) {
   return std::to_string(reinterpret_cast<uintptr_t>(ctx())) + ":" + std::to_string(reinterpret_cast<uintptr_t>(dev())) +
          ":" + (force.empty() ? env_value("CLREORDER_FORCE_IMPL") : force) + ":" + env_value("CLREORDER_INDEX_BITS") + ":" +
-         env_value("CLREORDER_TUNING") + ":" + conv.key() + ":" + src.key() + "->" + dst.key();
+         env_value("CLREORDER_TUNING") + ":" + conversion_key(conv) + ":" + src.key() + "->" + dst.key();
 }
 
-std::shared_ptr<Dispatch> cached_dispatch(const std::string& key) {
+// The dispatch of `key` for conversion `conv`, or null. A hash collision between two value sets (never seen,
+// but not impossible) finds an entry of other values: that is a miss, planned again each call, never recorded.
+std::shared_ptr<Dispatch> cached_dispatch(const std::string& key, const Conversion& conv) {
   std::lock_guard<std::mutex> guard(dispatch_table().mutex);
   auto it = dispatch_table().entries.find(key);
-  if (it == dispatch_table().entries.end()) return nullptr;
+  if (it == dispatch_table().entries.end() || it->second->conversion != conv) return nullptr;
   ProgramCache::instance().count_dispatch_hit();
   return it->second;
 }
@@ -160,9 +187,11 @@ PlannedBatch plan_batch(const DeviceInfo& info, const BatchShape& shape, const s
 
 // Compiles (or finds compiled) the planned kernel and records it as the dispatch of `key`.
 std::shared_ptr<Dispatch> record_dispatch(const cl::Context& ctx, const cl::Device& dev, const KernelData& kd,
-                                          const std::string& key, const std::vector<std::string>& item_impls = {}) {
+                                          const std::string& key, const Conversion& conv,
+                                          const std::vector<std::string>& item_impls = {}) {
   auto d = std::make_shared<Dispatch>();
   d->context = ctx;
+  d->conversion = conv;
   d->impl = kd.impl;
   d->item_impls = item_impls;
   d->entry = kd.source.entry;
@@ -179,7 +208,7 @@ std::shared_ptr<Dispatch> record_dispatch(const cl::Context& ctx, const cl::Devi
 std::shared_ptr<Dispatch> make_dispatch(const cl::Context& ctx, const cl::Device& dev, const Layout& src,
                                         const Layout& dst, const std::string& force, const Conversion& conv,
                                         const std::string& key) {
-  return record_dispatch(ctx, dev, plan_reorder(describe_device(dev), src, dst, force, conv), key);
+  return record_dispatch(ctx, dev, plan_reorder(describe_device(dev), src, dst, force, conv), key, conv);
 }
 
 // One thread for the work a caller should not wait for: the specialised kernels of the `background` policy,
@@ -372,7 +401,7 @@ class BackgroundCompiler {
         }
         ProgramCache::instance().build(ctx, dev, sources);
         for (size_t k = 0; k < batch.size(); ++k) {
-          record_dispatch(ctx, dev, planned[k].kd, batch[k].key, planned[k].impls);
+          record_dispatch(ctx, dev, planned[k].kd, batch[k].key, batch[k].shape.conversion, planned[k].impls);
           ok[k] = true;
         }
       } catch (...) {
@@ -381,7 +410,7 @@ class BackgroundCompiler {
           if (ok[k]) continue;
           try {
             const PlannedBatch pb = batch[k].plan(describe_device(dev));
-            record_dispatch(ctx, dev, pb.kd, batch[k].key, pb.impls);
+            record_dispatch(ctx, dev, pb.kd, batch[k].key, batch[k].shape.conversion, pb.impls);
             ok[k] = true;
           } catch (...) {
           }
@@ -438,18 +467,18 @@ std::shared_ptr<Dispatch> dispatch_for(const cl::CommandQueue& queue, const cl::
                                        const Conversion& conv) {
   const cl::Device dev = queue.getInfo<CL_QUEUE_DEVICE>();
   const std::string key = dispatch_key(ctx, dev, src, dst, force, conv);
-  if (auto d = cached_dispatch(key)) return d;
+  if (auto d = cached_dispatch(key, conv)) return d;
   const BackgroundCompiler::Foreground busy;
   if (!force.empty() || !env_value("CLREORDER_FORCE_IMPL").empty() || policy == CompilePolicy::wait)
     return make_dispatch(ctx, dev, src, dst, force, conv, key);
   if (policy == CompilePolicy::background && !BackgroundCompiler::instance().known(key)) {
     const DeviceInfo info = describe_device(dev);
     if (!info.thread_safe || !agnostic_takes(info, src, dst, conv))
-      return record_dispatch(ctx, dev, plan_reorder(info, src, dst, "", conv), key);
+      return record_dispatch(ctx, dev, plan_reorder(info, src, dst, "", conv), key, conv);
     // The specialised kernel when it is compiled already (prepare(), another thread) or stored by an earlier
     // process: nothing to compile (a stored binary loads in milliseconds, about what the agnostic kernel's does).
     const KernelData kd = plan_reorder(info, src, dst, "", conv);
-    if (ProgramCache::instance().stored(ctx, dev, kd.source)) return record_dispatch(ctx, dev, kd, key);
+    if (ProgramCache::instance().stored(ctx, dev, kd.source)) return record_dispatch(ctx, dev, kd, key, conv);
     BackgroundCompiler::instance().submit(key, ctx, dev, BatchShape{{{src, dst}}, {}, 0, conv});
   }
   return dispatch_for(queue, ctx, src, dst, "agnostic", CompilePolicy::wait, conv);
@@ -717,16 +746,16 @@ BatchResult enqueue_batch(const cl::CommandQueue& queue, const std::vector<Batch
         for (size_t k = first; k < first + n; ++k) sh.pairs.emplace_back(items[k].src_layout, items[k].dst_layout);
         return sh;
       };
-      std::shared_ptr<Dispatch> d = policy == CompilePolicy::agnostic ? nullptr : cached_dispatch(key);
+      std::shared_ptr<Dispatch> d = policy == CompilePolicy::agnostic ? nullptr : cached_dispatch(key, opt.conversion);
       if (!d && policy != CompilePolicy::agnostic) {
         const BackgroundCompiler::Foreground busy;
         const DeviceInfo info = describe_device(dev);
         if (!force.empty() || policy == CompilePolicy::wait || !info.thread_safe) {
           const PlannedBatch pb = plan_batch(info, shape(), force);
-          d = record_dispatch(ctx, dev, pb.kd, key, pb.impls);
+          d = record_dispatch(ctx, dev, pb.kd, key, opt.conversion, pb.impls);
         } else if (!BackgroundCompiler::instance().known(key)) {
           const PlannedBatch pb = plan_batch(info, shape(), "");
-          if (ProgramCache::instance().stored(ctx, dev, pb.kd.source)) d = record_dispatch(ctx, dev, pb.kd, key, pb.impls);
+          if (ProgramCache::instance().stored(ctx, dev, pb.kd.source)) d = record_dispatch(ctx, dev, pb.kd, key, opt.conversion, pb.impls);
           else BackgroundCompiler::instance().submit(key, ctx, dev, shape(), true);
         }
       }

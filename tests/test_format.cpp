@@ -570,6 +570,13 @@ TEST(Arithmetic, FusedInTheDocumentedOrder) {
   const std::vector<float> want_f32 = {-0x1.99999ap+2f, -0x1.99999ap-5f, 0.0f, 0x1.cccccep+1f, 0x1.966666p+2f};
   EXPECT_EQ(got, bytes_of(want_f32));
 
+  // A division multiplies by the divisor's f32 reciprocal (operand_of()), as oneDNN's reorders do: 5 / 3
+  // divided exactly would round to 0x3fd55555, 5 * (1/3) rounds to 0x3fd55556.
+  Conversion third;
+  third.param(Param::div).values = {3};
+  got = run(DataType::i32, bytes_of(std::vector<int32_t>{5}), DataType::f32, {1, 1, 1, 1}, third);
+  EXPECT_EQ(got, bytes_of(std::vector<uint32_t>{0x3fd55556u}));
+
   // The key names each parameter, its axis and every value exactly; conversions with other values differ.
   EXPECT_EQ(dequant.key(), "src-zero-point=0x1p+7,src-scale=0x1.99999ap-5");
   EXPECT_EQ(norm.key().substr(0, 16), "sub@1=0x1.eecccc");
@@ -592,6 +599,7 @@ TEST(Arithmetic, BadParametersAreNamed) {
   EXPECT_NE(error(Param::mul, {1}, 4).find("axis 4 is not one of its 4 axes"), std::string::npos);
   EXPECT_NE(error(Param::div, {1, 0, 2}, 1).find("index 1) divides by zero"), std::string::npos);
   EXPECT_NE(error(Param::dst_scale, {0}, -1).find("divides by zero"), std::string::npos);
+  EXPECT_NE(error(Param::dst_scale, {0x1p-130f}, -1).find("has no finite f32 reciprocal"), std::string::npos);
   EXPECT_NE(error(Param::src_zero_point, {1.5f}, -1).find("0x1.8p+0 (1.500000, index 0) is not an integer"), std::string::npos);
   EXPECT_NE(error(Param::src_scale, {INFINITY}, -1).find("is not finite"), std::string::npos);
   EXPECT_NE(error_of([] { parse_param("scale"); }).find("unknown parameter 'scale'"), std::string::npos);

@@ -592,7 +592,7 @@ int run_reorder(const Engine& engine, const Pair& pr, const std::string& input, 
   };
   say("device: %s / %s (%s)\n", engine.info().platform.c_str(), engine.info().name.c_str(), engine.info().version.c_str());
   say("reorder: %s -> %s\n", pr.src.describe().c_str(), pr.dst.describe().c_str());
-  if (pr.conversion != Conversion{}) say("conversion: %s\n", pr.conversion.key().c_str());
+  if (pr.conversion != Conversion{}) say("conversion: %s\n", pr.conversion.summary().c_str());
   ReorderOptions opt;
   opt.force_impl = impl;
   opt.policy = policy;
@@ -665,7 +665,7 @@ int run_reorder(const Engine& engine, const Pair& pr, const std::string& input, 
         {"device", engine.info().name}, {"platform", engine.info().platform}, {"from", layout_json(pr.src)},
         {"to", layout_json(pr.dst)}, {"rounding", to_string(pr.conversion.rounding)},
         {"overflow", to_string(pr.conversion.overflow)}, {"padding", to_string(pr.conversion.padding)},
-        {"conversion", pr.conversion.key()}, {"impl", res.impl}, {"entry", res.entry}, {"cache", cache},
+        {"conversion", pr.conversion.summary()}, {"impl", res.impl}, {"entry", res.entry}, {"cache", cache},
         {"ready_ms", ready_ms}, {"compile_ms", compile_ms},
         {"kernel_ms", res.kernel_ms >= 0 ? Json(res.kernel_ms) : Json(nullptr)},
         {"gbps", res.kernel_ms > 0 ? Json(bytes / (res.kernel_ms * 1e-3) / 1e9) : Json(nullptr)},
@@ -800,7 +800,7 @@ int cmd_bench(const Args& a, const CliOptions& o) {
   }
   std::printf("device: %s / %s\n", engine.info().platform.c_str(), engine.info().name.c_str());
   std::printf("reorder: %s -> %s\n", pr.src.describe().c_str(), pr.dst.describe().c_str());
-  if (pr.conversion != Conversion{}) std::printf("conversion: %s\n", pr.conversion.key().c_str());
+  if (pr.conversion != Conversion{}) std::printf("conversion: %s\n", pr.conversion.summary().c_str());
   std::printf("impl: %s, %d runs (medians)\n", r.impl.c_str(), r.runs);
   std::printf("reorder: %.4f ms (kernel %.4f ms), %.2f GB/s logical, %.2f GB/s physical\n", r.median_ms, r.kernel_ms,
               r.gbps_logical, r.gbps_physical);

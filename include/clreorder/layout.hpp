@@ -71,9 +71,16 @@ constexpr int kParams = 7;
 const std::vector<Param>& all_params();
 /// Its option name: "src-zero-point", "sub", "src-scale", "mul", "div", "dst-scale", "dst-zero-point".
 const char* to_string(Param p);
-/// The operation it applies to the value, as C writes it: '-' (zero point, sub), '*' (src-scale, mul), '/'
-/// (div, dst-scale) or '+' (dst-zero-point). The host reference and the kernels both take it from here.
+/// The operation it stands for, as C writes it: '-' (zero point, sub), '*' (src-scale, mul), '/' (div,
+/// dst-scale) or '+' (dst-zero-point).
 char operation_of(Param p);
+/// The operation it applies: a division by `a` is applied as a multiplication by operand_of(p, a), the f32
+/// reciprocal (as oneDNN's reorders apply destination scales). The host reference and the kernels both take
+/// it from here and from operand_of().
+char applied_operation(Param p);
+/// The f32 operand its applied operation takes for its value `a`: `a`, or 1/a rounded once to nearest even
+/// for a division (which values check_params() accepts: a finite reciprocal).
+float operand_of(Param p, float a);
 /// Whether it is a zero point (an integer).
 bool is_zero_point(Param p);
 
@@ -133,12 +140,15 @@ struct Conversion {
   Padding padding = Padding::zero;             ///< whether the destination's padding gets zeros
   /// The fused arithmetic, indexed by Param. With any present, every element goes: source value to f32 (to
   /// nearest even), then in f32, each operation rounded on its own (no fused multiply-add), in this order
-  /// x = ((((((x - src_zero_point) - sub) * src_scale) * mul) / div) / dst_scale) + dst_zero_point, skipping
-  /// absent ones, then f32 to the destination type by `rounding` and `overflow`. That is oneDNN's
+  /// x = ((((((x - src_zero_point) - sub) * src_scale) * mul) * (1 / div)) * (1 / dst_scale)) + dst_zero_point,
+  /// skipping absent ones, then f32 to the destination type by `rounding` and `overflow`. That is oneDNN's
   /// dst = saturate(round((src - src_zp) * src_scale / dst_scale + dst_zp)) and OpenVINO's mean modes.
+  /// A division multiplies by the divisor's f32 reciprocal (operand_of(): oneDNN's reorders do the same), so
+  /// a result may differ from a true division by an ulp before the final rounding; constant reciprocals are
+  /// computed on the host, those of values in device buffers by the kernel, correctly rounded on devices with
+  /// CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT (DeviceInfo::exact_divide; elsewhere OpenCL allows 2.5 ulp).
   /// Zero points are integers (held exactly as f32 up to 2^24). A NaN result is the quiet NaN 0x7fc00000
-  /// (devices differ in the payload an operation gives a NaN). Divisions round correctly on devices with
-  /// CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT (DeviceInfo::exact_divide); elsewhere OpenCL allows 2.5 ulp.
+  /// (devices differ in the payload an operation gives a NaN).
   std::array<ParamValues, kParams> params;
   /// The sums of the destination's values the reorder writes beside it (none by default); the destination
   /// type is then an integer type of at most 32 bits.
@@ -159,6 +169,9 @@ struct Conversion {
   /// values: the kernel does not depend on them), "compensation=0/1" (sums per index of axes 0 and 1), the
   /// fields that differ from the default.
   std::string key() const;
+  /// key() with each list of more than `max_values` values cut to its first ones and its count
+  /// ("dst-scale@0/1g32=0x1.47ae14p-6/...(4096 values)"): for messages, since int4 weights carry thousands.
+  std::string summary(size_t max_values = 8) const;
   /// Whether two conversions write the same bytes.
   bool operator==(const Conversion& o) const {
     return rounding == o.rounding && overflow == o.overflow && padding == o.padding && params == o.params &&
