@@ -35,8 +35,8 @@ struct DeviceInfo {
   size_t max_parameter_bytes = 0;  ///< CL_DEVICE_MAX_PARAMETER_SIZE: bounds the reorders of one batched launch
   bool fp16 = false;             ///< cl_khr_fp16
   bool fp64 = false;             ///< cl_khr_fp64 (double): f64 layouts are refused without it
-  /// CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT: the fused arithmetic's divisions (div, dst-scale) can round as the
-  /// host reference does.
+  /// CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT: the reciprocals of divisors from device buffers (div, dst-scale)
+  /// round as the host reference's do.
   bool exact_divide = false;
   bool is_default = false;       ///< what an empty device choice picks
   /// Whether its OpenCL runtime takes calls from several threads at once, as the standard asks. False for
