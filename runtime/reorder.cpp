@@ -125,6 +125,7 @@ std::string conversion_key(const Conversion& conv) {
   if (!state) throw std::bad_alloc();
   XXH3_128bits_reset(state);
   for (Param q : all_params()) {
+    if (conv.param(q).from_buffer) continue;  // the values there serve the host reference only
     const std::vector<float>& v = conv.param(q).values;
     const uint64_t n = v.size();
     XXH3_128bits_update(state, &n, sizeof n);
@@ -146,12 +147,26 @@ std::string dispatch_key(const cl::Context& ctx, const cl::Device& dev, const La
          env_value("CLREORDER_TUNING") + ":" + conversion_key(conv) + ":" + src.key() + "->" + dst.key();
 }
 
+// Whether two conversions compile to one kernel: the values of a parameter from a buffer are the caller's
+// at run time, not the kernel's.
+bool same_kernel(const Conversion& a, const Conversion& b) {
+  if (a.rounding != b.rounding || a.overflow != b.overflow || a.padding != b.padding || !(a.compensation == b.compensation))
+    return false;
+  for (Param q : all_params()) {
+    const ParamValues &x = a.param(q), &y = b.param(q);
+    if (x.from_buffer != y.from_buffer || x.axis != y.axis || x.group != y.group || x.outer_axis != y.outer_axis ||
+        (!x.from_buffer && !(x == y)))
+      return false;
+  }
+  return true;
+}
+
 // The dispatch of `key` for conversion `conv`, or null. A hash collision between two value sets (never seen,
 // but not impossible) finds an entry of other values: that is a miss, planned again each call, never recorded.
 std::shared_ptr<Dispatch> cached_dispatch(const std::string& key, const Conversion& conv) {
   std::lock_guard<std::mutex> guard(dispatch_table().mutex);
   auto it = dispatch_table().entries.find(key);
-  if (it == dispatch_table().entries.end() || it->second->conversion != conv) return nullptr;
+  if (it == dispatch_table().entries.end() || !same_kernel(it->second->conversion, conv)) return nullptr;
   ProgramCache::instance().count_dispatch_hit();
   return it->second;
 }

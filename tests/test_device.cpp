@@ -769,6 +769,28 @@ TEST(Device, RepeatedReorderCompilesNothing) {
   EXPECT_EQ(after.programs_built, before.programs_built);
   EXPECT_EQ(after.kernels_built, before.kernels_built);
   EXPECT_EQ(after.dispatch_hits, before.dispatch_hits + 3);  // found by problem key: no source generated
+
+  // Thousands of compiled-in values: the key holds their hash, a hit compares them. Another value set (one
+  // value changed) is another kernel with its own results; host values beside buffers change no kernel.
+  Case q = converting(make_case(Format::parse("oiyx"), Format::parse("os_is_yx_osv16_isv4"), {64, 256, 1, 1}, DataType::f32, DataType::i8),
+                      with_params({}, {{Param::dst_scale, ParamValues{ramp(64 * 8, 0.02f, 0.001f), 1, 32, 0}}}));
+  const std::vector<uint8_t> qsrc = visible_sources(q.src, q.dst.data_type(), 1).front();
+  EXPECT_EQ(run_case(*e, q, qsrc), "");
+  before = ProgramCache::instance().stats();
+  EXPECT_EQ(run_case(*e, q, qsrc), "");
+  EXPECT_EQ(ProgramCache::instance().stats().dispatch_hits, before.dispatch_hits + 1);
+  Case other = q;
+  other.conversion.param(Param::dst_scale).values[300] *= 2;
+  before = ProgramCache::instance().stats();
+  EXPECT_EQ(run_case(*e, other, qsrc), "");  // checked against the host with the changed value
+  EXPECT_EQ(ProgramCache::instance().stats().dispatch_hits, before.dispatch_hits);
+  Case buffered = q;
+  buffered.conversion.param(Param::dst_scale).from_buffer = true;
+  EXPECT_EQ(run_case(*e, buffered, qsrc), "");
+  buffered.conversion.param(Param::dst_scale).values[300] *= 2;  // uploaded by run_case: new values, one kernel
+  before = ProgramCache::instance().stats();
+  EXPECT_EQ(run_case(*e, buffered, qsrc), "");
+  EXPECT_EQ(ProgramCache::instance().stats().dispatch_hits, before.dispatch_hits + 1);
 }
 
 TEST(Device, PrepareBuildsManyKernelsInOneProgram) {
