@@ -125,7 +125,8 @@ clreorder_status clreorder_attr_set_padding(clreorder_attr attr, const char* pol
 /** One parameter of the arithmetic fused into the reorder (clreorder::Conversion::params): `name` is
  *  "src-zero-point", "sub", "src-scale", "mul", "div", "dst-scale" or "dst-zero-point"; `count` values (copied),
  *  one for the whole tensor (axis -1) or one per index of the destination's canonical axis `axis` (per
- *  channel); count 0 removes it. The values are checked against each reorder's destination when it runs. */
+ *  channel); count 0 removes it. "div" and "dst-scale" divide by multiplying with the value's f32 reciprocal,
+ *  as oneDNN's reorders do. The values are checked against each reorder's destination when it runs. */
 clreorder_status clreorder_attr_set_param(clreorder_attr attr, const char* name, const float* values, size_t count,
                                           int axis);
 
