@@ -337,11 +337,12 @@ std::string param_operand(const ReorderParams& p, Param q, int width, const Coor
   // Lanes from the first at or past the last lane's group start take its value; lanes outside the tensor
   // are padding, whose results are never stored.
   bool two_groups = pv.axis >= 0 && width > 1 && width <= pv.group;
+  const TableIndex row = two_groups && pv.outer_axis >= 0 ? coord(pv.outer_axis, 0) : TableIndex{};
   for (int k = 1; two_groups && k < width; ++k) {
     two_groups = at[static_cast<size_t>(k)].base == at[0].base && at[static_cast<size_t>(k)].offset == at[0].offset + k;
     if (pv.outer_axis >= 0) {
-      const TableIndex o0 = coord(pv.outer_axis, 0), ok = coord(pv.outer_axis, k);
-      two_groups = two_groups && ok.base == o0.base && ok.offset == o0.offset;
+      const TableIndex rk = coord(pv.outer_axis, k);
+      two_groups = two_groups && rk.base == row.base && rk.offset == row.offset;
     }
   }
   if (two_groups) {

@@ -9,7 +9,6 @@
 #include <cstdlib>
 #include <deque>
 #include <mutex>
-#include <new>
 #include <optional>
 #include <set>
 #include <thread>
@@ -121,18 +120,17 @@ DispatchTable& dispatch_table() {
 // hashing them costs about a microsecond, and a hit compares the values themselves (cached_dispatch()).
 std::string conversion_key(const Conversion& conv) {
   if (!conv.has_arithmetic()) return conv.key();
-  XXH3_state_t* state = XXH3_createState();
-  if (!state) throw std::bad_alloc();
-  XXH3_128bits_reset(state);
+  XXH3_state_t state;  // on the stack: no allocation per call
+  XXH3_INITSTATE(&state);
+  XXH3_128bits_reset(&state);
   for (Param q : all_params()) {
     if (conv.param(q).from_buffer) continue;  // the values there serve the host reference only
     const std::vector<float>& v = conv.param(q).values;
     const uint64_t n = v.size();
-    XXH3_128bits_update(state, &n, sizeof n);
-    XXH3_128bits_update(state, v.data(), v.size() * sizeof(float));
+    XXH3_128bits_update(&state, &n, sizeof n);
+    XXH3_128bits_update(&state, v.data(), v.size() * sizeof(float));
   }
-  const XXH128_hash_t h = XXH3_128bits_digest(state);
-  XXH3_freeState(state);
+  const XXH128_hash_t h = XXH3_128bits_digest(&state);
   char hex[40];
   std::snprintf(hex, sizeof hex, "%016llx%016llx", static_cast<unsigned long long>(h.high64), static_cast<unsigned long long>(h.low64));
   return conv.summary(0) + "#" + hex;
