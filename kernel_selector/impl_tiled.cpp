@@ -100,6 +100,96 @@ std::vector<int> masked_axes(const Permutation& perm, const Run& a, const Run& b
   return out;
 }
 
+// Compensation sums (Conversion::compensation) of a work-item's tile, summed in private memory: each value a
+// work-item stores is added to the sum of its position along the run that moves the sums' index (A or B;
+// none when the index is the grid's alone), and at its end each position's sum goes to the caller's buffer
+// with one atomic (runs of positions with one index merged first). A tile whose index moves along both runs
+// is declined: its sums would need a slot per element.
+struct TileSums {
+  enum class Along { none, a, b } along = Along::none;
+  bool present = false;
+  int64_t slots = 0;  // private uints: positions along A or B
+  std::string reject;
+};
+
+// The most private uints a work-item keeps for its sums (4 KB): positions beyond it would spill.
+constexpr int64_t kMaxTileSums = 1024;
+
+TileSums tile_sums(const Compensation& c, const Run& a, const Run& b) {
+  TileSums ts;
+  if (!(ts.present = c.present())) return ts;
+  bool in_a = false, in_b = false;
+  for (int axis : {c.axis, c.outer_axis})
+    if (axis >= 0) in_a |= a.has_axis(axis), in_b |= b.has_axis(axis);
+  if (in_a && in_b) {
+    ts.reject = "the compensation sums' index moves along both runs of the tile";
+    return ts;
+  }
+  ts.along = in_a ? TileSums::Along::a : in_b ? TileSums::Along::b : TileSums::Along::none;
+  ts.slots = in_a ? a.length() : in_b ? b.length() : 0;
+  if (ts.slots > kMaxTileSums)
+    ts.reject = "the tile's compensation sums would take " + num(ts.slots) + " private words, more than " + num(kMaxTileSums);
+  return ts;
+}
+
+// Adds `x` (the stored value: a vector of `width` along A at positions ia.., or a scalar) to the sums; "" without.
+std::string add_to_sums(const TileSums& ts, const std::string& x, int width, const std::string& ia, const std::string& ib) {
+  if (!ts.present) return "";
+  const std::string W = width > 1 ? num(width) : "", u = width > 1 ? "convert_uint" + W + "(" + x + ")" : "(uint)(" + x + ")";
+  switch (ts.along) {
+    case TileSums::Along::none: return "cr_acc += " + u + ";";
+    case TileSums::Along::b: return "cr_s[" + ib + "] += " + (width > 1 ? "cr_hsum" + W + "(" + u + ")" : u) + ";";
+    case TileSums::Along::a:
+      if (width == 1) return "cr_s[" + ia + "] += " + u + ";";
+      return "vstore" + W + "(vload" + W + "(0, cr_s + " + ia + ") + " + u + ", 0, cr_s + " + ia + ");";
+  }
+  return "";
+}
+
+// The narrowest type that holds a sum of `terms` values of `t` exactly (modulo 2^32 for 32-bit ones), for
+// partial sums that are widened to uint once rather than every value.
+std::string partial_sum_type(DataType t, int64_t terms) {
+  const int bits = bits_of(t);
+  if (bits <= 8 && terms * 255 <= 32767) return "short";
+  if (bits <= 16 && terms * 65535 <= 2147483647) return "int";
+  return "uint";
+}
+
+// The sums' declaration, before the tile loops (`width`: the loops' vector width).
+std::vector<std::string> begin_sums(const TileSums& ts, int width) {
+  if (!ts.present) return {};
+  if (ts.along == TileSums::Along::none) return {std::string(width > 1 ? "uint" + num(width) : "uint") + " cr_acc = 0;"};
+  // Zeroed by a loop: Oclgrind's uninitialized-value check does not see the memset an initializer becomes at -O0.
+  return {"uint cr_s[" + num(ts.slots) + "];", "for (int q = 0; q < " + num(ts.slots) + "; ++q) cr_s[q] = 0;"};
+}
+
+// After the tile loops: each position's sum added to its index in cr_comp, where the sums' axes are inside the
+// tensor (padding positions hold zeros, and their index could be another's or past the buffer).
+std::vector<std::string> end_sums(const ReorderParams& p, const Permutation& perm, const TileSums& ts, const Run& a,
+                                  const Run& b, int width) {
+  if (!ts.present) return {};
+  const Compensation& c = p.conversion.compensation;
+  auto coord = [&](int axis) {
+    const std::string q = ts.along == TileSums::Along::none ? "0" : "q";
+    const std::string v = ts.along == TileSums::Along::a ? tile_coord(axis, a, Run{}, q, "0") : tile_coord(axis, Run{}, b, "0", q);
+    return "(" + v + " - " + num(perm.axes[static_cast<size_t>(axis)].lower) + ")";
+  };
+  std::vector<std::string> inside;
+  for (int axis : {c.axis, c.outer_axis})
+    if (axis >= 0) {
+      inside.push_back(coord(axis) + " >= 0");
+      inside.push_back(coord(axis) + " < " + num(perm.axes[static_cast<size_t>(axis)].dim));
+    }
+  const CompensateMacros m = compensate_macros(p.conversion, coord, [&](int axis) { return num(perm.axes[static_cast<size_t>(axis)].dim); });
+  if (ts.along == TileSums::Along::none) {
+    const std::string total = width > 1 ? "cr_hsum" + num(width) + "(cr_acc)" : "cr_acc";
+    return {"{", "  " + m.begin, "  const uint v = " + total + ";", "  if (v != 0 && " + join_and(inside) + ") " + m.add,
+            "  " + m.end, "}"};
+  }
+  return {"{", "  " + m.begin, "  for (IDX_T q = 0; q < " + num(ts.slots) + "; ++q) {", "    const uint v = cr_s[q];",
+          "    if (v != 0 && " + join_and(inside) + ") " + m.add, "  }", "  " + m.end, "}"};
+}
+
 // The conversion of `v` (a vector of `width`, or a scalar) whose lane k sits at run positions pos(k) = (ia, ib):
 // CONVERT / CONVERT_V, or with per-index parameters the expression that reads their tables at each lane's
 // padded coordinate (the tables are indexed by it: see generate()).
@@ -122,20 +212,53 @@ std::string convert_at(const ReorderParams& p, const Permutation& perm, const st
 }
 
 // Element loops: ia along A (destination-dense, innermost: contiguous stores), ib along B. Padding is stored
-// as zero, or (Padding::keep) skipped.
-std::vector<std::string> scalar_loops(const ReorderParams& p, const Permutation& perm, const Run& a, const Run& b, bool b_src_dense) {
-  std::vector<std::string> ok = {"g_ok"}, wr;
-  for (int ax : masked_axes(perm, a, b)) axis_checks(perm.axes[static_cast<size_t>(ax)], tile_coord(ax, a, b, "ia", "ib"), &ok, &wr);
-  keep_padding_unwritten(p.conversion.padding, &ok, &wr);
+// as zero, or (Padding::keep) skipped. A u4 or i4 destination goes a byte at a time: the elements at ia and
+// ia + 1 (even, and their byte is this work-item's alone: nibble_pairs()) through CR_NIB_PAIR.
+std::vector<std::string> scalar_loops(const ReorderParams& p, const Permutation& perm, const Run& a, const Run& b, bool b_src_dense,
+                                      const TileSums& ts) {
+  // The conditions on the element at A position `at`: valid (else zero) and written at all.
+  auto checks = [&](const std::string& at, std::vector<std::string>* ok, std::vector<std::string>* wr) {
+    ok->push_back("g_ok");
+    for (int ax : masked_axes(perm, a, b)) axis_checks(perm.axes[static_cast<size_t>(ax)], tile_coord(ax, a, b, at, "ib"), ok, wr);
+    keep_padding_unwritten(p.conversion.padding, ok, wr);
+  };
+  // A is dense in the destination, so its destination offset is ia itself; likewise B's source offset is ib.
+  auto value_at = [&](const std::string& at) {
+    const std::string src_i = "s_off + " + (b_src_dense ? std::string("ib") : b.src_offset("ib")) + " + " + a.src_offset(at);
+    return convert_at(p, perm, "SRC_AT(" + src_i + ")", 1, a, b, [&](int) { return std::make_pair(at, std::string("ib")); });
+  };
+  const std::string dst_i = "d_off + " + b.dst_offset("ib") + " + ia";
   std::vector<std::string> body;
   body.push_back("for (IDX_T ib = 0; ib < " + num(b.length()) + "; ++ib) {");
+  if (is_nibble(p.dst.data_type())) {
+    body.push_back("  for (IDX_T ia = 0; ia < " + num(a.length()) + "; ia += 2) {");
+    std::vector<std::string> written;
+    for (int k = 0; k < 2; ++k) {
+      const std::string at = k ? "(ia + 1)" : "ia", c = "c" + num(k);
+      std::vector<std::string> ok, wr;
+      checks(at, &ok, &wr);
+      // A nibble that is not written is not read either: its source offset may lie outside the source.
+      std::vector<std::string> all = ok;
+      all.insert(all.end(), wr.begin(), wr.end());
+      body.push_back("    const DST_T " + c + " = (" + join_and(all) + ") ? " + value_at(at) + " : (DST_T)0;");
+      written.push_back(wr.empty() ? "true" : join_and(wr));
+      if (ts.present) {
+        const std::string add = add_to_sums(ts, c, 1, at, "ib");
+        body.push_back("    " + (wr.empty() ? add : "if (" + written.back() + ") " + add));
+      }
+    }
+    body.push_back("    CR_NIB_PAIR(" + dst_i + ", c0, c1, " + written[0] + ", " + written[1] + ")");
+    body.push_back("  }");
+    body.push_back("}");
+    return body;
+  }
   body.push_back("  for (IDX_T ia = 0; ia < " + num(a.length()) + "; ++ia) {");
-  // A is dense in the destination, so its destination offset is ia itself; likewise B's source offset is ib.
-  std::string dst_i = "d_off + " + b.dst_offset("ib") + " + ia";
-  std::string src_i = "s_off + " + (b_src_dense ? std::string("ib") : b.src_offset("ib")) + " + " + a.src_offset("ia");
-  const std::string value = convert_at(p, perm, "src[" + src_i + "]", 1, a, b, [](int) { return std::make_pair("ia", "ib"); });
-  std::string store = ok.empty() ? "dst[" + dst_i + "] = " + value + ";"
-                                 : "dst[" + dst_i + "] = (" + join_and(ok) + ") ? " + value + " : (DST_T)0;";
+  std::vector<std::string> ok, wr;
+  checks("ia", &ok, &wr);
+  const std::string value = value_at("ia");
+  const std::string stored = ok.empty() ? value : "(" + join_and(ok) + ") ? " + value + " : (DST_T)0";
+  std::string store = "dst[" + dst_i + "] = " + stored + ";";
+  if (ts.present) store = "{ const DST_T c = " + stored + "; dst[" + dst_i + "] = c; " + add_to_sums(ts, "c", 1, "ia", "ib") + " }";
   body.push_back(wr.empty() ? "    " + store : "    if (" + join_and(wr) + ") " + store);
   body.push_back("  }");
   body.push_back("}");
@@ -172,7 +295,7 @@ int vector_width(const Run& a, const Run& b, const Permutation& perm, int64_t by
 // With Padding::keep padding columns are not stored, and a column whose rows include padding stores its
 // valid elements one by one (whole vectors where every row is valid: all but the tiles at a tail).
 std::vector<std::string> transpose_loops(const ReorderParams& p, const Permutation& perm, const Run& a, const Run& b,
-                                         int vec, bool src_packable, StoreAlign align) {
+                                         int vec, bool src_packable, StoreAlign align, const TileSums& ts) {
   const std::string V = num(vec), dt = cl_type(p.dst.data_type()) + V, st = cl_type(p.src.data_type());
   std::vector<int> axes = masked_axes(perm, a, b);
   std::vector<std::string> body, rows, readable;
@@ -215,6 +338,8 @@ std::vector<std::string> transpose_loops(const ReorderParams& p, const Permutati
     body.push_back("    const " + dt + " " + rows.back() + " = (" + join_and(ok) + ") ? " + value + " : (" + dt + ")0;");
   }
   const TransposeNet net = transpose_network(cl_type(p.dst.data_type()), vec, rows, "t");
+  const std::string wide = partial_sum_type(p.dst.data_type(), vec);
+  std::vector<std::string> block_sum;
   for (const std::string& line : net.lines) body.push_back("    " + line);
   for (int j = 0; j < vec; ++j) {
     const std::string column = "ib + " + num(j);
@@ -225,6 +350,10 @@ std::vector<std::string> transpose_loops(const ReorderParams& p, const Permutati
     const std::string at = "dst + d_off + " + b.dst_offset(column) + " + ia";
     keep_padding_unwritten(p.conversion.padding, &ok, &wr);
     if (!ok.empty()) value = "(" + join_and(ok) + ") ? " + value + " : (" + dt + ")0";
+    if (ts.present) {
+      body.push_back("    const " + dt + " c" + num(j) + " = " + value + ";");
+      value = "c" + num(j);
+    }
     std::string store = vstore_stmt(p.dst.data_type(), vec, value, at, align);
     if (!row_ok.empty()) {
       if (row_ok.size() != static_cast<size_t>(vec)) throw Error("internal: tiled's row masks cover some rows of a step only");
@@ -233,7 +362,16 @@ std::vector<std::string> transpose_loops(const ReorderParams& p, const Permutati
         each += " if (okr" + num(i) + ") (" + at + ")[" + num(i) + "] = (" + value + ").s" + "0123456789abcdef"[i] + ";";
       store = "if (" + join_and(row_ok) + ") " + store + " else {" + each + " }";
     }
+    if (ts.along == TileSums::Along::b) store = "{ " + store + " " + add_to_sums(ts, value, vec, "ia", column) + " }";
+    if (ts.present) block_sum.push_back("convert_" + wide + V + "(" + (wr.empty() ? value : "(" + join_and(wr) + ") ? " + value + " : (" + dt + ")0") + ")");
     body.push_back(wr.empty() ? "    " + store : "    if (" + join_and(wr) + ") { " + store + " }");
+  }
+  // Sums along A or none: the block's columns added lane by lane in a type just wide enough (16 of them), then
+  // widened once, instead of widening every column.
+  if (ts.present && ts.along != TileSums::Along::b) {
+    std::string total;
+    for (const std::string& term : block_sum) total += (total.empty() ? "" : " + ") + term;
+    body.push_back("    " + add_to_sums(ts, "(" + total + ")", vec, "ia", ""));
   }
   body.push_back("  }");
   body.push_back("}");
@@ -252,7 +390,7 @@ int row_width(const Run& a, const Permutation& perm) {
 // A is dense in both layouts: each of the |B| rows is |A| elements copied with vector loads and stores.
 // `src_packable`: the load offsets outside ia are multiples of pack_of(source type) elements.
 std::vector<std::string> row_loops(const ReorderParams& p, const Permutation& perm, const Run& a, const Run& b, int vec,
-                                   bool src_packable, StoreAlign align) {
+                                   bool src_packable, StoreAlign align, const TileSums& ts) {
   const std::string V = num(vec), dt = cl_type(p.dst.data_type()) + V;
   std::vector<std::string> ok = {"g_ok"}, wr;
   for (int ax : masked_axes(perm, a, b)) axis_checks(perm.axes[static_cast<size_t>(ax)], tile_coord(ax, Run{}, b, "0", "ib"), &ok, &wr);
@@ -264,10 +402,22 @@ std::vector<std::string> row_loops(const ReorderParams& p, const Permutation& pe
   const std::string load = convert_at(p, perm, vload_expr(p.src.data_type(), vec, "src + s_off + " + b.src_offset("ib") + " + ia", src_packable),
                                       vec, a, b, [](int lane) { return std::make_pair("ia + " + num(lane), std::string("ib")); }, &a);
   if (!ok.empty()) body.push_back("  const bool ok = " + join_and(ok) + ";");
+  // Sums along B or none: a row's values are added lane by lane in a type just wide enough, then widened and
+  // added once per row.
+  const bool row_sum = ts.present && ts.along != TileSums::Along::a;
+  const std::string wide = partial_sum_type(p.dst.data_type(), a.length() / vec) + V;
+  if (row_sum) body.push_back("  " + wide + " cr_r = 0;");
   body.push_back("  for (IDX_T ia = 0; ia < " + num(a.length()) + "; ia += " + V + ") {");
-  body.push_back("    " + vstore_stmt(p.dst.data_type(), vec, ok.empty() ? load : "ok ? " + load + " : (" + dt + ")0",
-                                       "dst + d_off + " + b.dst_offset("ib") + " + ia", align));
+  std::string value = ok.empty() ? load : "ok ? " + load + " : (" + dt + ")0";
+  if (ts.present) {
+    body.push_back("    const " + dt + " c = " + value + ";");
+    value = "c";
+  }
+  body.push_back("    " + vstore_stmt(p.dst.data_type(), vec, value, "dst + d_off + " + b.dst_offset("ib") + " + ia", align));
+  if (row_sum) body.push_back("    cr_r += convert_" + wide + "(c);");
+  else if (ts.present) body.push_back("    " + add_to_sums(ts, value, vec, "ia", "ib"));
   body.push_back("  }");
+  if (row_sum) body.push_back("  " + add_to_sums(ts, "cr_r", vec, "", "ib"));
   body.push_back("}");
   return body;
 }
@@ -296,6 +446,7 @@ struct TiledPlan {
   bool a_src_dense = false;
   enum class Form { transpose, rows, scalar } form = Form::scalar;
   int vec = 1;
+  TileSums sums;
 };
 
 TiledPlan make_plan(const ReorderParams& p) {
@@ -303,42 +454,70 @@ TiledPlan make_plan(const ReorderParams& p) {
   tp.perm = make_permutation(p.src, p.dst, indexed_axes(p.conversion));
   TileConfig cfg = config_for(p.device);
   // The tile budget is in bytes of the wider element: byte-sized types get proportionally longer tiles.
-  cfg.tile = cfg.tile * 4 / static_cast<int64_t>(std::max(size_of(p.src.data_type()), size_of(p.dst.data_type())));
+  cfg.tile = cfg.tile * 4 / static_cast<int64_t>(std::max(unit_bytes(p.src.data_type()), unit_bytes(p.dst.data_type())));
   std::vector<PermDigit>& grid = tp.grid;
   Run &a = tp.a, &b = tp.b;
   grid = tp.perm.digits;
   a.digits.push_back(grid.back());  // destination stride 1
   grid.pop_back();
+  // Compensation sums are kept per position along one run (TileSums): digits of their axes join the other
+  // run only while this one has none.
+  const Compensation& comp = p.conversion.compensation;
+  auto sums_axis = [&](int axis) { return comp.present() && axis >= 0 && (axis == comp.axis || axis == comp.outer_axis); };
+  auto free_of = [&](const Run& other) {
+    const bool moves = std::any_of(other.digits.begin(), other.digits.end(), [&](const PermDigit& d) { return sums_axis(d.axis); });
+    return [&, moves](const PermDigit& d) { return !moves || !sums_axis(d.axis); };
+  };
   tp.a_src_dense = a.digits[0].src_stride == 1;
   if (tp.a_src_dense) {
     // A is contiguous in both layouts: B extends the tile along the next destination digit, so the whole
     // tile is one contiguous destination run read as runs of A.
-    if (!grid.empty()) {
+    if (!grid.empty() && free_of(a)(grid.back())) {
       b.digits.push_back(grid.back());
       grid.pop_back();
     }
   } else {
     // B: the source-dense run (source stride 1, then the digit continuing it, ...), within the budget.
     int64_t blen = 1;
-    while (blen < cfg.tile / 4 &&
-           take(grid, b, [&](const PermDigit& d) { return d.src_stride == blen && (blen == 1 || blen * d.extent <= cfg.tile); }))
+    const auto b_may = free_of(a);
+    while (blen < cfg.tile / 4 && take(grid, b, [&](const PermDigit& d) {
+             return d.src_stride == blen && (blen == 1 || blen * d.extent <= cfg.tile) && b_may(d);
+           }))
       blen = b.length();
     // A grows along the destination while it is short, so rows are long enough to vectorise.
     int64_t alen = a.length();
+    const auto a_may = free_of(b);
     while (alen < 64 &&
-           take(grid, a, [&](const PermDigit& d) { return d.dst_stride == alen && alen * d.extent <= cfg.cap_a; }))
+           take(grid, a, [&](const PermDigit& d) { return d.dst_stride == alen && alen * d.extent <= cfg.cap_a && a_may(d); }))
       alen = a.length();
   }
   chunk(a, tile_size(a.length(), cfg.cap_a), grid);
   chunk(b, tile_size(b.length(), std::max<int64_t>(16, cfg.tile / a.length())), grid);
-  if (!tp.a_src_dense && !b.digits.empty() &&
-      (tp.vec = vector_width(a, b, tp.perm, static_cast<int64_t>(size_of(p.dst.data_type())))) > 1)
+  // u4 and i4 go through the scalar loops: their vectors would address half bytes.
+  const bool nibbles = is_nibble(p.src.data_type()) || is_nibble(p.dst.data_type());
+  if (nibbles)
+    tp.vec = 1;
+  else if (!tp.a_src_dense && !b.digits.empty() &&
+           (tp.vec = vector_width(a, b, tp.perm, static_cast<int64_t>(size_of(p.dst.data_type())))) > 1)
     tp.form = TiledPlan::Form::transpose;
   else if (tp.a_src_dense && (tp.vec = row_width(a, tp.perm)) > 1)
     tp.form = TiledPlan::Form::rows;
   else
     tp.vec = 1;
+  tp.sums = tile_sums(p.conversion.compensation, a, b);
   return tp;
+}
+
+// A u4 or i4 destination is written a byte (the elements at ia and ia + 1) at a time, so a tile must hold
+// whole bytes: an even run A, and even destination strides and base outside it; else two work-items, or a
+// work-item and a gap it must not touch, would share a byte. "" when they do (or the destination is wider).
+std::string nibble_pairs(const ReorderParams& p, const TiledPlan& tp) {
+  if (!is_nibble(p.dst.data_type())) return "";
+  std::vector<PermDigit> outside = tp.grid;
+  outside.insert(outside.end(), tp.b.digits.begin(), tp.b.digits.end());
+  if (tp.a.length() % 2 == 0 && strides_multiple_of(tp.perm, outside, 2, &PermDigit::dst_stride)) return "";
+  return "the " + std::string(to_string(p.dst.data_type())) + " destination's tiles would not hold whole bytes (a run of " +
+         num(tp.a.length()) + " along the destination, odd strides or base outside it): two work-items would write one byte";
 }
 
 class TiledReorder : public ReorderImpl {
@@ -348,11 +527,13 @@ class TiledReorder : public ReorderImpl {
   std::string reject(const ReorderParams& p) const override {
     const Permutation perm = make_permutation(p.src, p.dst, indexed_axes(p.conversion));
     if (!perm.reject.empty()) return perm.reject;
-    if (std::string why = reject_conversion(p, perm); !why.empty()) return why;
+    if (std::string why = reject_conversion(p, perm, true); !why.empty()) return why;
+    if (std::string why = nibble_pairs(p, make_plan(p)); !why.empty()) return why;
     // A's index is the destination offset itself (vector stores, ia + offsets): a destination whose finest
     // stride is not 1 (a view of every other element) has no such run, and its gaps must not be written.
     if (perm.digits.back().dst_stride != 1)
       return "the destination's finest stride is " + num(perm.digits.back().dst_stride) + ", not a dense run";
+    if (p.conversion.compensation.present()) return make_plan(p).sums.reject;
     return "";
   }
 
@@ -363,7 +544,7 @@ class TiledReorder : public ReorderImpl {
   // 64-bit: tiled faster in every case measured), so tiled keeps its place.
   Rank rank(const ReorderParams& p) const override {
     const TiledPlan tp = make_plan(p);
-    const int64_t bytes = tp.vec * static_cast<int64_t>(size_of(p.dst.data_type()));
+    const int64_t bytes = tp.vec * static_cast<int64_t>(unit_bytes(p.dst.data_type()));
     if (tp.form == TiledPlan::Form::transpose && bytes < 16)
       return {kRankTiledSlower, "its " + num(tp.vec) + " x " + num(tp.vec) + " transposes move " + num(bytes) +
                                        "-byte vectors: staged took 0.49-0.55 of its time there"};
@@ -396,11 +577,14 @@ class TiledReorder : public ReorderImpl {
     };
     const int64_t src_pack = pack_of(p.src.data_type());
     if (tp.form == TiledPlan::Form::transpose)
-      body = transpose_loops(p, perm, a, b, vec, strides_multiple_of(perm, with(a), src_pack, &PermDigit::src_stride), align(vec));
+      body = transpose_loops(p, perm, a, b, vec, strides_multiple_of(perm, with(a), src_pack, &PermDigit::src_stride), align(vec), tp.sums);
     else if (tp.form == TiledPlan::Form::rows)
-      body = row_loops(p, perm, a, b, vec, strides_multiple_of(perm, outside, src_pack, &PermDigit::src_stride), align(vec));
+      body = row_loops(p, perm, a, b, vec, strides_multiple_of(perm, outside, src_pack, &PermDigit::src_stride), align(vec), tp.sums);
     else
-      body = scalar_loops(p, perm, a, b, !tp.a_src_dense);
+      body = scalar_loops(p, perm, a, b, !tp.a_src_dense, tp.sums);
+    const std::vector<std::string> begin = begin_sums(tp.sums, vec), end = end_sums(p, perm, tp.sums, a, b, vec);
+    body.insert(body.begin(), begin.begin(), begin.end());
+    body.insert(body.end(), end.begin(), end.end());
     KernelData kd;
     kd.impl = name();
     Jit jit = reorder_jit(p, "reorder_tiled", kd, nullptr, padded_shapes(perm));

@@ -62,20 +62,27 @@ int64_t divisor_at_least(int64_t n, int64_t need, int64_t cap) {
 
 std::vector<int> indexed_axes(const Conversion& conv) {
   std::vector<int> out;
+  auto add = [&](int axis) {
+    if (axis >= 0 && std::find(out.begin(), out.end(), axis) == out.end()) out.push_back(axis);
+  };
   for (const ParamValues& v : conv.params)
-    for (int axis : {v.axis, v.outer_axis})
-      if (v.present() && axis >= 0 && std::find(out.begin(), out.end(), axis) == out.end()) out.push_back(axis);
+    if (v.present()) add(v.axis), add(v.outer_axis);
+  add(conv.compensation.axis);
+  add(conv.compensation.outer_axis);
   return out;
 }
 
-std::string reject_conversion(const ReorderParams& p, const Permutation& perm) {
-  // Their vectors and tiles address whole elements; two work-items could write the halves of one byte.
-  for (DataType t : {p.src.data_type(), p.dst.data_type()})
-    if (is_nibble(t)) return std::string(to_string(t)) + " elements share bytes: the generic and agnostic kernels take them";
+std::string reject_conversion(const ReorderParams& p, const Permutation& perm, bool tiled) {
+  // Staged's and lanes' vectors and tiles address whole elements, and two work-items could write the halves
+  // of one byte; tiled's scalar loops write whole bytes of nibble pairs.
+  if (!tiled)
+    for (DataType t : {p.src.data_type(), p.dst.data_type()})
+      if (is_nibble(t)) return std::string(to_string(t)) + " elements share bytes: the tiled, generic and agnostic kernels take them";
   const Conversion& conv = p.conversion;
-  // Its work-items convert tiles in registers and store them as vectors, whose lanes (padding among them)
-  // would each need an atomic add; lanes converts some elements twice.
-  if (conv.compensation.present()) return "compensation sums are written by the generic and agnostic kernels only";
+  // Staged's work-items hold registers whose lanes belong to different sums, and lanes converts some
+  // elements twice; tiled keeps per-position sums of its tile.
+  if (conv.compensation.present() && !tiled)
+    return "compensation sums are written by the tiled, generic and agnostic kernels only";
   int64_t entries = 0;
   for (const ParamValues& v : conv.params)
     if (v.one_per_index()) entries += perm.axes[static_cast<size_t>(v.axis)].span;

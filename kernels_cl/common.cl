@@ -349,6 +349,22 @@ CR_EACH_WIDTH(CR_CONVERSIONS_F64)
 #define CR_SW8(v, a, b, c, d, e, f, g, h) v.s##a##b##c##d##e##f##g##h
 #endif
 
+// The sum of a vector's lanes, halves added first: tiled adds a tile column whose lanes share one
+// compensation sum (Conversion::compensation) to it this way. Lane by lane under CR_ELEMENTWISE_SWIZZLES
+// (as CR_SW2 above): Oclgrind's uninitialized-value check at -O0 takes the halves' shuffles for uninitialized values.
+static inline uint cr_hsum2(uint2 x) { return x.s0 + x.s1; }
+#ifdef CR_ELEMENTWISE_SWIZZLES
+static inline uint cr_hsum4(uint4 x) { return x.s0 + x.s1 + x.s2 + x.s3; }
+static inline uint cr_hsum8(uint8 x) { return cr_hsum4((uint4)(x.s0, x.s1, x.s2, x.s3)) + cr_hsum4((uint4)(x.s4, x.s5, x.s6, x.s7)); }
+static inline uint cr_hsum16(uint16 x) {
+  return cr_hsum8((uint8)(x.s0, x.s1, x.s2, x.s3, x.s4, x.s5, x.s6, x.s7)) + cr_hsum8((uint8)(x.s8, x.s9, x.sa, x.sb, x.sc, x.sd, x.se, x.sf));
+}
+#else
+static inline uint cr_hsum4(uint4 x) { return cr_hsum2(x.lo + x.hi); }
+static inline uint cr_hsum8(uint8 x) { return cr_hsum4(x.lo + x.hi); }
+static inline uint cr_hsum16(uint16 x) { return cr_hsum8(x.lo + x.hi); }
+#endif
+
 // The argument list every reorder kernel takes (the selector's contract, see KernelData): source and
 // destination buffers and their element offsets, then the buffers of run-time parameter values. SRC_T,
 // DST_T, IDX_T and CR_VALUE_ARGS come from each kernel's #defines.
@@ -396,6 +412,19 @@ CR_EACH_WIDTH(CR_CONVERSIONS_F64)
     cr_set |= 15u << cr_shift;                                                                             \
   }
 #define CR_NIB_END CR_NIB_FLUSH
+// The byte of elements o (even) and o + 1 of a u4 or i4 destination from one work-item (tiled's tiles hold
+// whole bytes): lo and hi its nibbles, w0 and w1 whether each is written; a nibble not written (kept
+// padding, past the destination's end) keeps its old value.
+#define CR_NIB_PAIR(o, lo, hi, w0, w1)                                                                     \
+  {                                                                                                        \
+    const bool cr_w0 = (w0), cr_w1 = (w1);                                                                 \
+    if (cr_w0 || cr_w1) {                                                                                  \
+      __global DST_T* cr_p = dst + ((o) >> 1);                                                             \
+      const uint cr_v = ((uint)(uchar)(lo) & 15u) | (((uint)(uchar)(hi) & 15u) << 4);                      \
+      const uint cr_m = (cr_w0 ? 15u : 0u) | (cr_w1 ? 240u : 0u);                                          \
+      *cr_p = (DST_T)(cr_m == 255u ? cr_v : ((((uint)(uchar)*cr_p) & ~cr_m) | (cr_v & cr_m)));             \
+    }                                                                                                      \
+  }
 
 // Streaming (non-temporal) store of `v`, of vector type T, at `p` aligned to sizeof(T): the selector asks for
 // it when a reorder's working set is bigger than the device's cache, so the destination would not stay cached

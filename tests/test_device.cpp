@@ -280,14 +280,15 @@ TEST(Device, KeptPaddingIsNeverWritten) {
   run_on_every_impl(*e, kept);
 }
 
-// Issue 16's u4 and i4 (two to a byte, low nibble first) on every family, through the selector (the generic
-// kernel) and the agnostic kernel forced where its rows fill whole bytes, random bits among the sources (the
+// Issue 16's u4 and i4 (two to a byte, low nibble first) on every family, through the selector (tiled where
+// its tiles hold whole bytes, else the generic kernel), tiled and the agnostic kernel forced where they take
+// the case, random bits among the sources (the
 // type pairs and modes are EveryDataTypePairOnRandomBits', ConversionsMatchTheHostBitForBit's and
 // ConversionModesOnEveryPath's): blocked tails, dense layouts that end or start inside a byte, kept padding
 // beside written nibbles, explicit padding, weights with per-channel scales and compensation sums, int4
 // weights with scales per group, grouped weights, strided views with gaps, a reshape, byte offsets inside the
-// buffers. A destination whose bytes the work-items would share is refused by name, and the specialised
-// kernels decline the types.
+// buffers. A destination whose bytes the work-items would share is refused by name, and staged and lanes
+// decline the types.
 TEST(Device, FourBitTypes) {
   REQUIRE_DEVICE(e);
   using T = DataType;
@@ -315,16 +316,20 @@ TEST(Device, FourBitTypes) {
       case_of(Layout(F("bfzyx"), T::u4, {2, 3, 2, 3, 2}), Layout(F("b_fs_yx_fsv16"), T::i4, {2, 3, 6, 2})),
   };
   run_batch(*e, cases, true);
-  std::vector<Case> agnostic;
+  std::vector<Case> agnostic, tiled;
   for (const Case& c : cases) {
-    EXPECT_EQ(plan_reorder(e->info(), c.src, c.dst, "", c.conversion).impl, "generic") << c.label;
-    for (const char* impl : {"tiled", "staged", "lanes"})  // (the reshape: for that first)
+    for (const char* impl : {"staged", "lanes"})  // (the reshape: for that first)
       EXPECT_NE(reason_of(*e, c, impl).find(c.src.dims() == c.dst.dims() ? "elements share bytes" : "reshape"), std::string::npos)
           << impl << ": " << c.label;
+    const bool by_tiled = reason_of(*e, c, "tiled").empty();
+    EXPECT_EQ(plan_reorder(e->info(), c.src, c.dst, "", c.conversion).impl, by_tiled ? "tiled" : "generic") << c.label;
+    if (by_tiled) tiled.push_back(c);
     if (reason_of(*e, c, "agnostic").empty()) agnostic.push_back(c);
   }
   EXPECT_GE(agnostic.size(), 6u);
   run_batch(*e, agnostic, true, "agnostic");
+  EXPECT_GE(tiled.size(), 8u);
+  run_batch(*e, tiled, true, "tiled");
   for (size_t off : {size_t{1}, size_t{3}})
     EXPECT_EQ(run_case_all(*e, cases[0], true, "", 4 * off, off, 5), "") << "destination byte offset " << off;
   // Rows of 3 nibbles 4 apart: two work-items would write one byte. Nothing is written.
@@ -334,6 +339,8 @@ TEST(Device, FourBitTypes) {
   // The agnostic kernel needs whole bytes per row too; the generic one takes a dense plan whatever its rows.
   const Case dense_odd = make_case(F("bfyx"), F("byxf"), {1, 3, 3, 5}, T::f32, T::i4);
   EXPECT_NE(reason_of(*e, dense_odd, "agnostic").find("rows do not fill whole bytes"), std::string::npos);
+  EXPECT_NE(reason_of(*e, dense_odd, "tiled").find("tiles would not hold whole bytes (a run of 3 along the destination"),
+            std::string::npos) << reason_of(*e, dense_odd, "tiled");
   // So the library's default policy, which runs the agnostic kernel while the selector's compiles, waits for
   // the generic one there, alone and in a batch; the policy that never compiles says why it cannot.
   const std::vector<uint8_t> in = visible_sources(dense_odd.src, dense_odd.dst.data_type(), 1).front();
@@ -525,13 +532,68 @@ TEST(Device, CompensationSums) {
                  with_compensation({}, 1)),
       converting(make_case(F("oiyx"), F("os_is_yx_isv16_osv16"), {33, 17, 3, 3}, T::u16, T::u16),
                  with_compensation(modes(Rounding::nearest_even, Overflow::saturate, Padding::keep), 0))};
-  for (const auto& impl : KernelSelector::instance().impls())
-    if (impl->name() != std::string("generic")) {
-      for (const Case& c : cases) EXPECT_NE(reason_of(*e, c, impl->name()), "") << impl->name() << " " << c.label;
-      EXPECT_EQ(reason_of(*e, cases[0], impl->name()), "compensation sums are written by the generic and agnostic kernels only");
-    }
+  for (const char* impl : {"staged", "lanes"}) {
+    for (const Case& c : cases) EXPECT_NE(reason_of(*e, c, impl), "") << impl << " " << c.label;
+    EXPECT_EQ(reason_of(*e, cases[0], impl), "compensation sums are written by the tiled, generic and agnostic kernels only");
+  }
   for (const char* impl : {"generic", "agnostic"}) run_batch(*e, cases, true, impl);
   run_batch(*e, cases, true);  // the selector's choice
+
+  // tiled keeps a sum per position of the run that moves the sums' index (A, B, or none: the grid's alone)
+  // in each of its loop forms; each case below is one of them (on CPU tuning: the mark is checked in its
+  // source), run forced.
+  struct Tiled {
+    Case c;
+    const char* form;   // the loops: a register transpose, vector rows, scalar loops
+    const char* marks;  // a statement only that way of summing emits
+  };
+  const Conversion plain;
+  const Conversion scaled = with_params({}, {{Param::dst_scale, ParamValues{{0.5f}}}, {Param::dst_zero_point, ParamValues{{-3}}}});
+  const Conversion keep = modes(Rounding::nearest_even, Overflow::saturate, Padding::keep);
+  const std::vector<Tiled> tiled = {
+      {converting(make_case(F("oiyx"), F("os_is_yx_isv16_osv16"), {33, 17, 3, 3}, T::f32, T::i8), with_compensation(quantize, 0)),
+       "t0_0", "vstore16(vload16(0, cr_s + ia) + convert_uint16((convert_short16("},
+      {converting(make_case(F("oiyx"), F("os_is_yx_isv16_osv16"), {33, 17, 3, 3}, T::u16, T::u16), with_compensation(keep, 0)),
+       "t0_0", "convert_uint16((convert_int16("},
+      {converting(make_case(F("oiyx"), F("os_is_yx_isv16_osv16"), {33, 17, 3, 3}, T::f32, T::i8), with_compensation(quantize, 1)),
+       "t0_0", "cr_s[ib + 15] += cr_hsum16("},
+      {converting(make_case(F("oiyx"), F("os_is_yx_isv16_osv16"), {33, 17, 3, 3}, T::f32, T::i8), with_compensation(keep, 1)),
+       "t0_0", "cr_s[ib + 15] += cr_hsum16("},
+      {converting(make_case(F("bfyx"), F("byxf"), {2, 16, 5, 16}, T::f32, T::i8), with_compensation(scaled, 0)), "t0_0",
+       "cr_acc += convert_uint"},
+      {converting(make_case(F("bfyx"), F("bfyx"), {2, 3, 4, 16}, T::f32, T::i16), with_compensation(plain, 3)), "ia += ",
+       "(0, cr_s + ia) + convert_uint"},
+      {converting(make_case(F("bfyx"), F("bfyx"), {2, 3, 4, 16}, T::f32, T::i16), with_compensation(scaled, 1)), "ia += ",
+       "cr_s[ib] += cr_hsum"},
+      {converting(make_case(F("bfyx"), F("bfyx"), {2, 3, 4, 16}, T::f32, T::i16, {}, {}, {0, 1, 1, 0}, {1, 0, 0, 0}),
+                  with_compensation(keep, 1)),
+       "ia += ", "cr_acc += convert_uint"},
+      {converting(make_case(F("bfyx"), F("bfyx"), {2, 3, 4, 16}, T::f32, T::i16, {}, {}, {0, 1, 1, 0}, {1, 0, 0, 2}),
+                  with_compensation(keep, 1)),
+       "const DST_T c = ", "cr_acc += (uint)(c);"},
+      {converting(make_case(F("oiyx"), F("os_is_yx_osa4_isa8_osv8_isv4"), {33, 20, 3, 3}, T::i8, T::u8),
+                  with_compensation(with_params(modes(Rounding::nearest_even, Overflow::wrap), {{Param::src_zero_point, ParamValues{{-3}}}}), 0)),
+       "const DST_T c = ", "cr_s[ia] += (uint)(c);"},
+      // The index would move along both runs if B took o's digits while A holds g's: they stay in the grid.
+      {converting(make_case(F("goiyx"), F("gs_oiyx_gsv16"), {17, 2, 3, 3, 3}, T::f32, T::i8), with_compensation(scaled, 1, 0)),
+       "const DST_T c = ", "cr_s[ia] += (uint)(c);"},
+      {converting(make_case(F("b_fs_yx_fsv16"), F("bfyx"), {2, 19, 5, 7}, T::i32, T::i32), with_compensation(plain, 1)),
+       "const DST_T c = ", "cr_s[ib] += (uint)(c);"},
+      {converting(make_case(F("bfyx"), F("b_fs_yx_fsv16"), {2, 19, 5, 7}, T::u32, T::u32), with_compensation(keep, 0)),
+       "const DST_T c = ", "cr_acc += (uint)(c);"}};
+  const char* tuning = std::getenv("CLREORDER_TUNING");
+  DeviceInfo cpu = e->info();
+  cpu.type = "cpu";
+  std::vector<Case> tiled_cases;
+  for (const Tiled& t : tiled) {
+    tiled_cases.push_back(t.c);
+    EXPECT_EQ(reason_of(*e, t.c, "tiled"), "") << t.c.label;
+    if (tuning && std::string(tuning) != "cpu") continue;
+    const std::string code = KernelSelector::instance().select(ReorderParams{t.c.src, t.c.dst, cpu, t.c.conversion}, "tiled").source.code;
+    EXPECT_NE(code.find(t.form), std::string::npos) << t.c.label << " (" << t.c.conversion.key() << ")";
+    EXPECT_NE(code.find(t.marks), std::string::npos) << t.c.label << " (" << t.c.conversion.key() << ")";
+  }
+  run_batch(*e, tiled_cases, true, "tiled");
 
   // The buffer is checked before anything runs (the destination keeps its bytes), each problem named.
   const Case& c = cases[0];
@@ -992,7 +1054,7 @@ TEST(Device, TiledPathsOnVectorFriendlyShapes) {
     }
   // Each type to and from f32, f16, bf16 and itself (EveryDataTypePairOnRandomBits runs all 256 pairs), from
   // bfyx and byxf in turn (each pair is one kernel to compile: the suite's time is mostly PoCL's compiles).
-  // u4 and i4 are the generic and agnostic kernels' only (Device.FourBitTypes).
+  // u4 and i4 go through tiled's scalar loops (Device.FourBitTypes).
   int turn = 0;
   for (DataType st : all_data_types())
     for (DataType dt : all_data_types())
@@ -1006,7 +1068,7 @@ TEST(Device, TiledPathsOnVectorFriendlyShapes) {
       if (code.find(std::string("vload") + v + "(0, src + s_off + ib + ") != std::string::npos)
         ++paths[std::string("transpose") + v];
     if (code.find("const bool ok = ") != std::string::npos) ++paths["rows"];
-    if (code.find("? CONVERT(src[") != std::string::npos) ++paths["scalar"];
+    if (code.find("? CONVERT(SRC_AT(") != std::string::npos) ++paths["scalar"];
   }
   for (const char* path : {"transpose16", "transpose8", "transpose4", "rows", "scalar"})
     EXPECT_GT(paths[path], 0) << "no case reached the " << path << " path";

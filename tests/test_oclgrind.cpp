@@ -139,10 +139,17 @@ std::vector<Sweep> sweep_cases() {
       {make_case(F("goiyx"), F("g_os_is_yx_isv16_osv16"), {3, 33, 17, 3, 3}, T::f16, T::f16), 0, 0},
       {make_case(F("gs_oiyx_gsv16"), F("goiyx"), {19, 2, 3, 3, 3}, T::i8, T::i8), 0, 0},
       {make_case(F("goiyx"), F("g_os_is_yx_osv16_isv4"), {2, 16, 8, 3, 3}, T::i8, T::i8), 0, 0},
-      // Compensation sums (issue 16): atomic adds per element into a buffer of exactly their size.
+      // Compensation sums (issue 16): atomic adds into a buffer of exactly their size.
       {converting(make_case(F("oiyx"), F("os_is_yx_isv16_osv16"), {33, 17, 3, 3}, T::f32, T::i8),
                   with_compensation(with_params({}, {{Param::dst_scale, {{0.25f}, -1}}}), 0)), 0, 1},
       {converting(make_case(F("goiyx"), F("gs_oiyx_gsv16"), {19, 2, 3, 3, 3}, T::i8, T::i8), with_compensation({}, 1, 0)), 0, 0},
+      // tiled's sums per position: along B behind its column masks with padding kept, none on vector rows
+      // between kept padding, along B in scalar loops; each position's atomic only inside the tensor.
+      {converting(make_case(F("oiyx"), F("os_is_yx_isv16_osv16"), {33, 17, 3, 3}, T::f32, T::i8),
+                  with_compensation(modes(Rounding::nearest_even, Overflow::saturate, Padding::keep), 1)), 1, 0},
+      {converting(make_case(F("bfyx"), F("bfyx"), {2, 3, 4, 16}, T::f32, T::i16, {}, {}, {0, 1, 1, 0}, {1, 0, 0, 0}),
+                  with_compensation(modes(Rounding::nearest_even, Overflow::saturate, Padding::keep), 1)), 0, 1},
+      {converting(make_case(F("b_fs_yx_fsv16"), F("bfyx"), {2, 19, 5, 7}, T::i32, T::i32), with_compensation({}, 1)), 0, 0},
       // u4 and i4 (issue 16): each byte's two nibbles from one work-item (--data-races), a blocked tail, dense
       // layouts ending and starting inside a byte, kept padding beside written nibbles, compensation sums.
       {make_case(F("bfyx"), F("b_fs_yx_fsv16"), {2, 19, 3, 5}, T::f32, T::u4, {}, {}, {0, 1, 0, 0}), 0, 1},
