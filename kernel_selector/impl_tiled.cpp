@@ -237,6 +237,8 @@ std::vector<std::string> scalar_loops(const ReorderParams& p, const Permutation&
       const std::string at = k ? "(ia + 1)" : "ia", c = "c" + num(k);
       std::vector<std::string> ok, wr;
       checks(at, &ok, &wr);
+      // An odd run ends in a byte whose high nibble is not this tile's (a gap, or past the end): kept.
+      if (k == 1 && a.length() % 2 != 0) wr.push_back("(ia + 1) < " + num(a.length()));
       // A nibble that is not written is not read either: its source offset may lie outside the source.
       std::vector<std::string> all = ok;
       all.insert(all.end(), wr.begin(), wr.end());
@@ -508,16 +510,18 @@ TiledPlan make_plan(const ReorderParams& p) {
   return tp;
 }
 
-// A u4 or i4 destination is written a byte (the elements at ia and ia + 1) at a time, so a tile must hold
-// whole bytes: an even run A, and even destination strides and base outside it; else two work-items, or a
-// work-item and a gap it must not touch, would share a byte. "" when they do (or the destination is wider).
+// A u4 or i4 destination is written a byte (the elements at ia and ia + 1) at a time, so no byte may hold
+// elements of two work-items. It holds when every run A starts at an even offset (even destination strides
+// and base outside it): an element of another run in this run's last byte would be at an odd offset, and
+// so would have its own run's element before it there, which is this run's. An odd run's last byte keeps
+// its other nibble (a gap's, or past the end). "" when it holds (or the destination is wider).
 std::string nibble_pairs(const ReorderParams& p, const TiledPlan& tp) {
   if (!is_nibble(p.dst.data_type())) return "";
   std::vector<PermDigit> outside = tp.grid;
   outside.insert(outside.end(), tp.b.digits.begin(), tp.b.digits.end());
-  if (tp.a.length() % 2 == 0 && strides_multiple_of(tp.perm, outside, 2, &PermDigit::dst_stride)) return "";
-  return "the " + std::string(to_string(p.dst.data_type())) + " destination's tiles would not hold whole bytes (a run of " +
-         num(tp.a.length()) + " along the destination, odd strides or base outside it): two work-items would write one byte";
+  if (strides_multiple_of(tp.perm, outside, 2, &PermDigit::dst_stride)) return "";
+  return "the " + std::string(to_string(p.dst.data_type())) + " destination's runs of " + num(tp.a.length()) +
+         " along it would not start on whole bytes (odd strides or base outside them): two work-items would write one byte";
 }
 
 class TiledReorder : public ReorderImpl {

@@ -332,15 +332,23 @@ TEST(Device, FourBitTypes) {
   run_batch(*e, tiled, true, "tiled");
   for (size_t off : {size_t{1}, size_t{3}})
     EXPECT_EQ(run_case_all(*e, cases[0], true, "", 4 * off, off, 5), "") << "destination byte offset " << off;
-  // Rows of 3 nibbles 4 apart: two work-items would write one byte. Nothing is written.
-  const Layout odd_rows = V("bfyx", {1, 2, 2, 3}, {16, 8, 4, 1}, 0, T::u4);
-  const std::string why = error_of([&] { reorder(*e, std::vector<uint8_t>(48), Layout(F("bfyx"), T::f32, {1, 2, 2, 3}), odd_rows); });
+  // Rows of 3 nibbles 4 apart (a view): each starts a byte, so tiled writes them, each row's last byte keeping
+  // its gap nibble; the generic kernel, a byte per pair of tuples, could not.
+  const Case odd_rows = case_of(Layout(F("bfyx"), T::f32, {1, 2, 2, 3}), V("bfyx", {1, 2, 2, 3}, {16, 8, 4, 1}, 2, T::u4));
+  EXPECT_NE(reason_of(*e, odd_rows, "generic").find("rows do not fill whole bytes"), std::string::npos);
+  EXPECT_EQ(plan_reorder(e->info(), odd_rows.src, odd_rows.dst).impl, "tiled");
+  EXPECT_EQ(run_case_all(*e, odd_rows, true), "");
+  // 5 apart, rows start inside bytes: two work-items would write one byte. Nothing takes it, nothing is written.
+  const Layout odd_stride = V("bfyx", {1, 2, 2, 3}, {20, 10, 5, 1}, 0, T::u4);
+  const std::string why = error_of([&] { reorder(*e, std::vector<uint8_t>(48), Layout(F("bfyx"), T::f32, {1, 2, 2, 3}), odd_stride); });
   EXPECT_NE(why.find("rows do not fill whole bytes"), std::string::npos) << why;
+  const std::string tiled_why = reason_of(*e, case_of(Layout(F("bfyx"), T::f32, {1, 2, 2, 3}), odd_stride), "tiled");
+  EXPECT_NE(tiled_why.find("runs of 3 along it would not start on whole bytes"), std::string::npos) << tiled_why;
   // The agnostic kernel needs whole bytes per row too; the generic one takes a dense plan whatever its rows.
   const Case dense_odd = make_case(F("bfyx"), F("byxf"), {1, 3, 3, 5}, T::f32, T::i4);
   EXPECT_NE(reason_of(*e, dense_odd, "agnostic").find("rows do not fill whole bytes"), std::string::npos);
-  EXPECT_NE(reason_of(*e, dense_odd, "tiled").find("tiles would not hold whole bytes (a run of 3 along the destination"),
-            std::string::npos) << reason_of(*e, dense_odd, "tiled");
+  EXPECT_NE(reason_of(*e, dense_odd, "tiled").find("runs of 3 along it would not start on whole bytes"), std::string::npos)
+      << reason_of(*e, dense_odd, "tiled");
   // So the library's default policy, which runs the agnostic kernel while the selector's compiles, waits for
   // the generic one there, alone and in a batch; the policy that never compiles says why it cannot.
   const std::vector<uint8_t> in = visible_sources(dense_odd.src, dense_odd.dst.data_type(), 1).front();

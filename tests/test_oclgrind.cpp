@@ -158,6 +158,8 @@ std::vector<Sweep> sweep_cases() {
       {case_of(Layout(F("byxf"), T::i8, {2, 3, 3, 3}), Layout(F("bfyx"), T::u4, {2, 3, 3, 3}, {}, {}, {}, 1)), 0, 1},
       {converting(make_case(F("bfyx"), F("b_fs_yx_fsv16"), {2, 19, 3, 2}, T::f16, T::i4, {}, {}, {0, 0, 1, 0}),
                   modes(Rounding::toward_zero, Overflow::wrap, Padding::keep)), 0, 0},
+      // A view whose rows of 3 nibbles start bytes 2 apart: tiled keeps each row's last high nibble.
+      {case_of(Layout(F("byxf"), T::f16, {2, 3, 2, 3}), V("bfyx", {2, 3, 2, 3}, {28, 8, 4, 1}, 2, T::u4)), 0, 1},
       {converting(make_case(F("oiyx"), F("os_is_yx_isv16_osv16"), {17, 17, 1, 3}, T::f32, T::i4),
                   with_compensation(with_params({}, {{Param::dst_scale, {{0.5f}, -1}}}), 0)), 0, 0},
   };
