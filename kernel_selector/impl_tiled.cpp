@@ -380,13 +380,39 @@ std::vector<std::string> transpose_loops(const ReorderParams& p, const Permutati
   return body;
 }
 
-// Width of vector row copies when A is dense in both layouts: V | |A| and no masks along A.
-int row_width(const Run& a, const Permutation& perm) {
+// A row (A dense in both layouts: one digit) whose valid elements are a prefix: its axis is masked only by
+// its upper end (a blocked tail: byxf u8 -> b_fs_yx_fsv16 f16 with 3 channels in blocks of 16), with padding
+// stored as zero, and the grid moves the axis in whole rows (its other digits' weights are multiples of the
+// row's span). A row then holds n_ok = ceil((lower + dim - v) / weight) valid elements clamped to [0, |A|],
+// v the grid's part of the axis' coordinate: all of them, none, or (the tail row) a number known here.
+// Null when A is not such a row.
+const PermDigit* prefix_row(const Run& a, const Permutation& perm, Padding padding) {
+  if (a.digits.size() != 1 || !perm.masked(a.digits[0]) || padding != Padding::zero) return nullptr;
+  const PermDigit& row = a.digits[0];
+  const PermAxis& m = perm.axes[static_cast<size_t>(row.axis)];
+  if (m.check_low || m.check_write) return nullptr;
+  for (const PermDigit& d : perm.digits)
+    if (d.axis == row.axis && d.weight != row.weight && d.weight % (row.extent * row.weight) != 0) return nullptr;
+  return &row;
+}
+
+// Width of vector row copies when A is dense in both layouts: V | |A| and no masks along A but a prefix_row()'s.
+int row_width(const Run& a, const Permutation& perm, Padding padding) {
   for (const PermDigit& d : a.digits)
-    if (perm.masked(d)) return 1;
+    if (perm.masked(d) && !prefix_row(a, perm, padding)) return 1;
   for (int v : {16, 8, 4})
     if (a.length() % v == 0) return v;
   return 1;
+}
+
+// The signed integer type of `t`'s element size, for select()'s masks.
+std::string mask_type(DataType t) {
+  switch (size_of(t)) {
+    case 1: return "char";
+    case 2: return "short";
+    case 4: return "int";
+    default: return "long";
+  }
 }
 
 // A is dense in both layouts: each of the |B| rows is |A| elements copied with vector loads and stores.
@@ -399,8 +425,16 @@ std::vector<std::string> row_loops(const ReorderParams& p, const Permutation& pe
   // Padding rows are stored as zero, or (Padding::keep) skipped.
   keep_padding_unwritten(p.conversion.padding, &ok, &wr);
   std::vector<std::string> body;
+  const PermDigit* row = prefix_row(a, perm, p.conversion.padding);
   body.push_back("for (IDX_T ib = 0; ib < " + num(b.length()) + "; ++ib) {");
   if (!wr.empty()) body.push_back("  if (!(" + join_and(wr) + ")) continue;");
+  if (row) {
+    // The row's first coordinate on its axis is the grid's part and B's (B may move the axis too).
+    const PermAxis& m = perm.axes[static_cast<size_t>(row->axis)];
+    const std::string left = "(" + num(m.lower + m.dim) + " - " + tile_coord(row->axis, Run{}, b, "0", "ib") + ")";
+    body.push_back("  const IDX_T n_ok = clamp((" + left + " + " + num(row->weight - 1) + ") / " + num(row->weight) + ", (IDX_T)0, (IDX_T)" +
+                   num(a.length()) + ");");
+  }
   const std::string load = convert_at(p, perm, vload_expr(p.src.data_type(), vec, "src + s_off + " + b.src_offset("ib") + " + ia", src_packable),
                                       vec, a, b, [](int lane) { return std::make_pair("ia + " + num(lane), std::string("ib")); }, &a);
   if (!ok.empty()) body.push_back("  const bool ok = " + join_and(ok) + ";");
@@ -411,6 +445,34 @@ std::vector<std::string> row_loops(const ReorderParams& p, const Permutation& pe
   if (row_sum) body.push_back("  " + wide + " cr_r = 0;");
   body.push_back("  for (IDX_T ia = 0; ia < " + num(a.length()) + "; ia += " + V + ") {");
   std::string value = ok.empty() ? load : "ok ? " + load + " : (" + dt + ")0";
+  if (row) {
+    // Vectors wholly inside the row's valid prefix load as usual and those past it store zeros. The tail
+    // row's vector across its end (n_ok - ia = tail elements) reads those one by one (the others may lie past
+    // the source) and converts only as many lanes as it needs (a power of two: 4 for 3 channels; the
+    // conversion is most of its work), spread over V lanes of zeros lane by lane (see CR_SW2).
+    const PermAxis& m = perm.axes[static_cast<size_t>(row->axis)];
+    const int64_t tail = (m.lower + m.dim + row->weight - 1) / row->weight % a.length() % vec;
+    int w = vec;
+    while (w / 2 >= std::max<int64_t>(tail, 2)) w /= 2;
+    const std::string W = num(w), st = cl_type(p.src.data_type()), at = "src + s_off + " + b.src_offset("ib") + " + ia";
+    std::string lanes, mask, spread;
+    for (int k = 0; k < vec; ++k) {
+      if (k < w) {
+        lanes += std::string(k ? ", " : "") + (k < tail ? "(" + at + ")[" + num(k) + "]" : "(" + st + ")0");
+        mask += std::string(k ? ", " : "") + (k < tail ? "-1" : "0");
+      }
+      spread += std::string(k ? ", " : "") + (k < w ? "cr_t.s" + std::string(1, "0123456789abcdef"[k]) : "0");
+    }
+    const std::string loaded = "(" + st + W + ")(" + lanes + ")";
+    const std::string partial = p.conversion.per_index() || w == vec
+                                    ? convert_at(p, perm, loaded, w, a, b, [](int lane) { return std::make_pair("ia + " + num(lane), std::string("ib")); }, &a)
+                                    : convert_expr(p, loaded, w);
+    const std::string dw = cl_type(p.dst.data_type()) + W;
+    const std::string masked = "select((" + dw + ")0, " + partial + ", (" + mask_type(p.dst.data_type()) + W + ")(" + mask + "))";
+    if (w < vec && tail > 0) body.push_back("    " + dw + " cr_t;");
+    const std::string across = tail == 0 ? "(" + dt + ")0" : w == vec ? masked : "(cr_t = " + masked + ", (" + dt + ")(" + spread + "))";
+    value = "(ia + " + V + " <= n_ok) ? " + value + " : (ia < n_ok" + (ok.empty() ? "" : " && ok") + ") ? " + across + " : (" + dt + ")0";
+  }
   if (ts.present) {
     body.push_back("    const " + dt + " c = " + value + ";");
     value = "c";
@@ -502,7 +564,7 @@ TiledPlan make_plan(const ReorderParams& p) {
   else if (!tp.a_src_dense && !b.digits.empty() &&
            (tp.vec = vector_width(a, b, tp.perm, static_cast<int64_t>(size_of(p.dst.data_type())))) > 1)
     tp.form = TiledPlan::Form::transpose;
-  else if (tp.a_src_dense && (tp.vec = row_width(a, tp.perm)) > 1)
+  else if (tp.a_src_dense && (tp.vec = row_width(a, tp.perm, p.conversion.padding)) > 1)
     tp.form = TiledPlan::Form::rows;
   else
     tp.vec = 1;

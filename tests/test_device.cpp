@@ -1068,6 +1068,15 @@ TEST(Device, TiledPathsOnVectorFriendlyShapes) {
     for (DataType dt : all_data_types())
       if ((st == dt || is_narrow_float_or_f32(st) || is_narrow_float_or_f32(dt)) && !is_nibble(st) && !is_nibble(dt))
         cases.push_back(make_case(Format::parse(turn++ % 2 ? "byxf" : "bfyx"), Format::parse("b_fs_yx_fsv16"), {2, 32, 4, 4}, st, dt));
+  // Rows whose channels end inside a block: an image's 3 (converted 4 lanes wide), 35 of 48 in blocks of 16
+  // and 32, 70 in a row of 64 chunks, and past the tail a whole block of upper padding.
+  for (const auto& [s, d, shape, dt] : {std::tuple<const char*, const char*, Dims, DataType>{"byxf", "b_fs_yx_fsv16", {2, 3, 4, 4}, DataType::f16},
+                                        {"byxf", "b_fs_yx_fsv16", {2, 35, 2, 3}, DataType::i8},
+                                        {"byxf", "b_fs_yx_fsv32", {2, 35, 2, 3}, DataType::u16},
+                                        {"byxf", "b_fs_yx_fsv16", {1, 70, 1, 3}, DataType::f64}})
+    cases.push_back(make_case(Format::parse(s), Format::parse(d), shape, DataType::u8, dt));
+  cases.push_back(make_case(Format::parse("byxf"), Format::parse("b_fs_yx_fsv16"), {2, 16, 3, 3}, DataType::f32, DataType::f32, {}, {},
+                            {}, {0, 20, 0, 0}));
   std::map<std::string, int> paths;
   for (const Case& c : cases) {
     KernelData kd = plan_reorder(e->info(), c.src, c.dst, "tiled");
@@ -1077,8 +1086,10 @@ TEST(Device, TiledPathsOnVectorFriendlyShapes) {
         ++paths[std::string("transpose") + v];
     if (code.find("const bool ok = ") != std::string::npos) ++paths["rows"];
     if (code.find("? CONVERT(SRC_AT(") != std::string::npos) ++paths["scalar"];
+    if (code.find("const IDX_T n_ok = ") != std::string::npos) ++paths["rows with a tail"];
+    if (code.find("cr_t = select(") != std::string::npos) ++paths["rows with a narrow tail"];
   }
-  for (const char* path : {"transpose16", "transpose8", "transpose4", "rows", "scalar"})
+  for (const char* path : {"transpose16", "transpose8", "transpose4", "rows", "scalar", "rows with a tail", "rows with a narrow tail"})
     EXPECT_GT(paths[path], 0) << "no case reached the " << path << " path";
   run_batch(*e, cases, true, "tiled");
 }
