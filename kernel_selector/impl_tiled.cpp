@@ -103,8 +103,8 @@ std::vector<int> masked_axes(const Permutation& perm, const Run& a, const Run& b
 // Compensation sums (Conversion::compensation) of a work-item's tile, summed in private memory: each value a
 // work-item stores is added to the sum of its position along the run that moves the sums' index (A or B;
 // none when the index is the grid's alone), and at its end each position's sum goes to the caller's buffer
-// with one atomic (runs of positions with one index merged first). A tile whose index moves along both runs
-// is declined: its sums would need a slot per element.
+// with one atomic (runs of positions with one index merged first). A tile whose index moved along both runs
+// would need a slot per element: make_plan() keeps the sums' axes in one run, and reject() declines if not.
 struct TileSums {
   enum class Along { none, a, b } along = Along::none;
   bool present = false;
