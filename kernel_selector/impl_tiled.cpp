@@ -365,7 +365,7 @@ std::vector<std::string> transpose_loops(const ReorderParams& p, const Permutati
       store = "if (" + join_and(row_ok) + ") " + store + " else {" + each + " }";
     }
     if (ts.along == TileSums::Along::b) store = "{ " + store + " " + add_to_sums(ts, value, vec, "ia", column) + " }";
-    if (ts.present) block_sum.push_back("convert_" + wide + V + "(" + (wr.empty() ? value : "(" + join_and(wr) + ") ? " + value + " : (" + dt + ")0") + ")");
+    if (ts.present && ts.along != TileSums::Along::b) block_sum.push_back("convert_" + wide + V + "(" + (wr.empty() ? value : "(" + join_and(wr) + ") ? " + value + " : (" + dt + ")0") + ")");
     body.push_back(wr.empty() ? "    " + store : "    if (" + join_and(wr) + ") { " + store + " }");
   }
   // Sums along A or none: the block's columns added lane by lane in a type just wide enough (16 of them), then
@@ -435,8 +435,10 @@ std::vector<std::string> row_loops(const ReorderParams& p, const Permutation& pe
     body.push_back("  const IDX_T n_ok = clamp((" + left + " + " + num(row->weight - 1) + ") / " + num(row->weight) + ", (IDX_T)0, (IDX_T)" +
                    num(a.length()) + ");");
   }
+  // Lane k of a row's vector sits at A position ia + k of row ib.
+  const auto along_a = [](int lane) { return std::make_pair("ia + " + num(lane), std::string("ib")); };
   const std::string load = convert_at(p, perm, vload_expr(p.src.data_type(), vec, "src + s_off + " + b.src_offset("ib") + " + ia", src_packable),
-                                      vec, a, b, [](int lane) { return std::make_pair("ia + " + num(lane), std::string("ib")); }, &a);
+                                      vec, a, b, along_a, &a);
   if (!ok.empty()) body.push_back("  const bool ok = " + join_and(ok) + ";");
   // Sums along B or none: a row's values are added lane by lane in a type just wide enough, then widened and
   // added once per row.
@@ -465,7 +467,7 @@ std::vector<std::string> row_loops(const ReorderParams& p, const Permutation& pe
     }
     const std::string loaded = "(" + st + W + ")(" + lanes + ")";
     const std::string partial = p.conversion.per_index() || w == vec
-                                    ? convert_at(p, perm, loaded, w, a, b, [](int lane) { return std::make_pair("ia + " + num(lane), std::string("ib")); }, &a)
+                                    ? convert_at(p, perm, loaded, w, a, b, along_a, &a)
                                     : convert_expr(p, loaded, w);
     const std::string dw = cl_type(p.dst.data_type()) + W;
     const std::string masked = "select((" + dw + ")0, " + partial + ", (" + mask_type(p.dst.data_type()) + W + ")(" + mask + "))";
@@ -594,13 +596,14 @@ class TiledReorder : public ReorderImpl {
     const Permutation perm = make_permutation(p.src, p.dst, indexed_axes(p.conversion));
     if (!perm.reject.empty()) return perm.reject;
     if (std::string why = reject_conversion(p, perm, true); !why.empty()) return why;
-    if (std::string why = nibble_pairs(p, make_plan(p)); !why.empty()) return why;
+    // Planned once, and only where a plan decides (4-bit destinations, compensation sums).
+    const TiledPlan tp = is_nibble(p.dst.data_type()) || p.conversion.compensation.present() ? make_plan(p) : TiledPlan{};
+    if (std::string why = nibble_pairs(p, tp); !why.empty()) return why;
     // A's index is the destination offset itself (vector stores, ia + offsets): a destination whose finest
     // stride is not 1 (a view of every other element) has no such run, and its gaps must not be written.
     if (perm.digits.back().dst_stride != 1)
       return "the destination's finest stride is " + num(perm.digits.back().dst_stride) + ", not a dense run";
-    if (p.conversion.compensation.present()) return make_plan(p).sums.reject;
-    return "";
+    return tp.sums.reject;
   }
 
   // Its transposes of vectors narrower than 16 bytes (a destination block of 4 bytes: b_fs_yx_fsv4 i8) took
