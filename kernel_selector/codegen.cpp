@@ -184,15 +184,17 @@ bool stream_pays(const Layout& src, const Layout& dst, const DeviceInfo& device)
 
 namespace {
 
-// `v` (of cl_type(from), or a vector of `width`) converted to `to` by the modes of `conv`.
-std::string convert_types(DataType from, DataType to, const Conversion& conv, const std::string& v, int width) {
+// `v` (of cl_type(from), or a vector of `width`) converted to `to` by the modes of `conv`; `finite`: v is
+// never NaN (may_give_nan()), so a saturating float -> 8- or 16-bit integer conversion skips the NaN test.
+std::string convert_types(DataType from, DataType to, const Conversion& conv, const std::string& v, int width,
+                          bool finite = false) {
   if (from == to) return "(" + v + ")";
   if (is_nibble(from) || is_nibble(to)) {
     // u4 and i4 values travel in u8 and i8, which hold them exactly; a 4-bit destination takes the 8-bit
     // result clamped to its range or reduced to its low 4 bits (sign-extended), as the host's store_nibble().
     if (width != 1) throw Error("internal: a vector conversion of 4-bit elements");
     auto carrier = [](DataType t) { return t == DataType::u4 ? DataType::u8 : t == DataType::i4 ? DataType::i8 : t; };
-    const std::string x = convert_types(carrier(from), carrier(to), conv, v, 1);
+    const std::string x = convert_types(carrier(from), carrier(to), conv, v, 1, finite);
     if (!is_nibble(to)) return x;
     const bool wrap = conv.overflow == Overflow::wrap;
     if (to == DataType::u4) return wrap ? "((uchar)((" + x + ") & 15))" : "min((uchar)(" + x + "), (uchar)15)";
@@ -230,7 +232,10 @@ std::string convert_types(DataType from, DataType to, const Conversion& conv, co
   if (!narrow.empty()) return narrow + "(" + as_float + ")";
   if (to == DataType::f64)
     return is_floating(from) ? "convert_double" + w + "(" + as_float + ")" : "convert_double" + w + (rtz ? "_rtz(" : "_rte(") + v + ")";
-  if (is_floating(from)) return "cr_float_to_" + t + to_int + "(" + as_float + ")";
+  if (is_floating(from)) {
+    const bool small_sat = finite && conv.overflow == Overflow::saturate && size_of(to) <= 2;
+    return "cr_float_to_" + t + (small_sat ? r + "_finite" + suf : to_int) + "(" + as_float + ")";
+  }
   // Between integers: saturate, or keep the low bits through the unsigned type (C99's modular conversion).
   if (conv.overflow == Overflow::saturate) return "convert_" + t + w + "_sat(" + v + ")";
   const std::string ut = is_unsigned(to) ? t : "u" + t;
@@ -369,9 +374,14 @@ std::string convert_expr(const ReorderParams& p, const std::string& v, int width
   std::string x = convert_types(from, DataType::f32, Conversion{}, v, width);
   for (Param q : all_params())
     if (conv.param(q).present()) x = "(" + x + " " + applied_operation(q) + " " + param_operand(p, q, width, coord) + ")";
-  // Integer destinations make every NaN 0 anyway.
-  if (is_floating(to) && may_give_nan(conv, from)) x = "cr_f32_nan_canonical" + std::string(width > 1 ? "_" + std::to_string(width) : "") + "(" + x + ")";
-  return convert_types(DataType::f32, to, conv, x, width);
+  // Integer destinations make every NaN 0 anyway; f16, bf16 and f8e5m2 give the canonical NaN's bits in the
+  // NaN test of their own conversion (the _canonical functions).
+  const bool finite = !may_give_nan(conv, from);
+  const std::string suf = width > 1 ? "_" + std::to_string(width) : "";
+  if (!finite && (to == DataType::f16 || to == DataType::bf16 || to == DataType::f8e5m2))
+    return "cr_f32_to_" + std::string(to_string(to)) + (conv.rounding == Rounding::toward_zero ? "_rtz" : "") + "_canonical" + suf + "(" + x + ")";
+  if (is_floating(to) && !finite) x = "cr_f32_nan_canonical" + suf + "(" + x + ")";
+  return convert_types(DataType::f32, to, conv, x, width, finite);
 }
 
 std::string value_tables(const Conversion& conv, const TableShapes& shape) {

@@ -407,10 +407,27 @@ TEST(Device, FusedArithmeticOnEveryImplementation) {
                          Layout(F("tpu_aligned(npus=4,npu_bytes=1024,addr=1024,mode=4n)"), T::i8, {6, 5, 4, 5})), quant),
       converting(case_of(Layout(F("b_fs_yx_fsv16"), T::f32, {2, 19, 5, 7}),
                          Layout(F("bfyx"), T::f16, {2, 19, 5, 7}, {}, {}, {7 * 11 * 24, 1, 11 * 24, 24}, 313)), norm),
+      // NaNs of either sign made canonical in the narrow floats' own NaN test (the _canonical conversions),
+      // truncating; f16 and bf16 to nearest above.
+      converting(make_case(F("bfyx"), F("byxf"), {2, 16, 4, 4}, T::f16, T::f8e5m2), quant),
+      converting(make_case(F("byxf"), F("bfyx"), {2, 16, 4, 4}, T::f32, T::bf16), quant),
+      // From integers no NaN can arise here: the _finite conversions (fmin/fmax clamp, no NaN test), random
+      // i32 bits far past i16's range both ways, truncated.
+      converting(make_case(F("bfyx"), F("byxf"), {2, 16, 4, 4}, T::i32, T::i16),
+                 with_params(modes(Rounding::toward_zero, Overflow::saturate),
+                             {{Param::src_scale, {{0.37f}, -1}}, {Param::dst_zero_point, {{5}, -1}}})),
       // From integers a NaN needs an infinity first (here 3e38 * x, then * 0): made canonical as from floats.
       converting(make_case(F("bfyx"), F("byxf"), {2, 16, 4, 4}, T::u8, T::f32),
                  with_params({}, {{Param::src_scale, {{3e38f}, -1}}, {Param::mul, {{0}, -1}}}))};
   run_on_every_impl(*e, per_tensor);
+  // The NaN test goes only where a NaN can arrive: kept from a float source, dropped from an integer one.
+  const Case& finite = per_tensor[per_tensor.size() - 2];
+  EXPECT_NE(plan_reorder(e->info(), finite.src, finite.dst, "", finite.conversion).source.code.find("cr_float_to_short_rtz_finite"),
+            std::string::npos);
+  const Case from_float = converting(make_case(F("bfyx"), F("byxf"), {2, 16, 4, 4}, T::f32, T::i16), finite.conversion);
+  const std::string float_code = plan_reorder(e->info(), from_float.src, from_float.dst, "", from_float.conversion).source.code;
+  EXPECT_EQ(float_code.find("_finite"), std::string::npos);
+  EXPECT_NE(float_code.find("cr_float_to_short_rtz"), std::string::npos);
 
   // Per index: channels (f) and the batch axis (b) of data, output channels of weights (o), the destination's
   // axis of a reshape.
