@@ -44,13 +44,13 @@ std::string BenchResult::json(const Layout& src, const Layout& dst) const {
   return out.dump();
 }
 
-BenchResult bench_reorder(const Engine& engine, const Layout& src, const Layout& dst, const std::string& force, int runs,
-                          const Conversion& conv) {
+std::vector<BenchResult> bench_reorders(const Engine& engine, const Layout& src, const Layout& dst, const std::string& force,
+                                       int runs, const std::vector<Conversion>& convs) {
   if (runs < 1) throw Error("bench: runs must be at least 1, got " + std::to_string(runs));
+  if (convs.empty()) throw Error("bench: no conversion to time");
   check_compatible(src, dst);
   for (const Layout* l : {&src, &dst}) check_fits_device(engine.info(), *l);
-  BenchResult r;
-  r.runs = runs;
+  std::vector<BenchResult> rs(convs.size());
   try {
     const cl::Context& ctx = engine.context();
     const cl::CommandQueue& q = engine.queue();
@@ -63,16 +63,19 @@ BenchResult bench_reorder(const Engine& engine, const Layout& src, const Layout&
     q.enqueueFillBuffer(copy_dst, cl_uchar(0), 0, static_cast<size_t>(dst.bytes()));
     q.enqueueFillBuffer(d, cl_uchar(0), 0, static_cast<size_t>(dst.bytes()));
     q.finish();
-    ReorderOptions opt;
-    opt.force_impl = force;
-    opt.conversion = conv;
-    opt.param_buffers = upload_param_values(ctx, conv);
-    if (conv.compensation.present())
-      opt.compensation = cl::Buffer(ctx, CL_MEM_READ_WRITE, static_cast<size_t>(conv.compensation.count(dst.dims())) * 4);
-    opt.wait = false;
-    opt.policy = CompilePolicy::wait;  // time the selector's kernel, never the shape-agnostic one meanwhile
+    std::vector<ReorderOptions> opts(convs.size());
+    for (size_t k = 0; k < convs.size(); ++k) {
+      ReorderOptions& opt = opts[k];
+      opt.force_impl = force;
+      opt.conversion = convs[k];
+      opt.param_buffers = upload_param_values(ctx, convs[k]);
+      if (convs[k].compensation.present())
+        opt.compensation = cl::Buffer(ctx, CL_MEM_READ_WRITE, static_cast<size_t>(convs[k].compensation.count(dst.dims())) * 4);
+      opt.wait = false;
+      opt.policy = CompilePolicy::wait;  // time the selector's kernel, never the shape-agnostic one meanwhile
+    }
     for (int i = 0; i < 3; ++i) {  // warm-up: compile, first launch, page faults
-      r.impl = reorder(engine, s, 0, src, d, 0, dst, opt).impl;
+      for (size_t k = 0; k < convs.size(); ++k) rs[k].impl = reorder(engine, s, 0, src, d, 0, dst, opts[k]).impl;
       q.enqueueCopyBuffer(copy_src, copy_dst, 0, 0, static_cast<size_t>(dst.bytes()));
       q.finish();
     }
@@ -90,63 +93,79 @@ BenchResult bench_reorder(const Engine& engine, const Layout& src, const Layout&
     };
     for (int i = 0; i < 3; ++i) copy_kernel_run();
     const bool profiling = q.getInfo<CL_QUEUE_PROPERTIES>() & CL_QUEUE_PROFILING_ENABLE;
-    std::vector<double> wall, kernel, copy, copy_k;
+    std::vector<std::vector<double>> wall(convs.size()), kernel(convs.size());
+    std::vector<double> copy, copy_k;
     for (int i = 0; i < runs; ++i) {
-      double t0 = now_ms();
-      ReorderResult rr = reorder(engine, s, 0, src, d, 0, dst, opt);
-      q.finish();
+      // Each round starts with the next conversion: none always finds the source in cache from another.
+      for (size_t j = 0; j < convs.size(); ++j) {
+        const size_t k = (j + static_cast<size_t>(i)) % convs.size();
+        double t0 = now_ms();
+        ReorderResult rr = reorder(engine, s, 0, src, d, 0, dst, opts[k]);
+        q.finish();
+        wall[k].push_back(now_ms() - t0);
+        if (profiling)
+          kernel[k].push_back(static_cast<double>(rr.event.getProfilingInfo<CL_PROFILING_COMMAND_END>() -
+                                                  rr.event.getProfilingInfo<CL_PROFILING_COMMAND_START>()) * 1e-6);
+      }
       double t1 = now_ms();
       q.enqueueCopyBuffer(copy_src, copy_dst, 0, 0, bytes);
       q.finish();
       double t2 = now_ms();
       copy_kernel_run();
       double t3 = now_ms();
-      wall.push_back(t1 - t0);
       copy.push_back(t2 - t1);
       copy_k.push_back(t3 - t2);
-      if (profiling)
-        kernel.push_back(static_cast<double>(rr.event.getProfilingInfo<CL_PROFILING_COMMAND_END>() -
-                                             rr.event.getProfilingInfo<CL_PROFILING_COMMAND_START>()) * 1e-6);
     }
-    // Host overhead: the same number of cached reorder() calls and bare enqueues of its kernel, not waited for.
-    const int n_enqueue = 50;
-    std::vector<double> ours, bare;
-    KernelData kd = plan_reorder(engine.info(), src, dst, force, conv);
-    KernelHandle h = ProgramCache::instance().handle(ctx, engine.device(), kd.source);
-    const cl::Buffer plans = plans_buffer(ctx, kd);
-    {
-      LockedKernel k(h);
-      set_reorder_args(k.kernel, s, 0, d, 0, plans, opt.param_buffers, opt.compensation);
+    for (size_t k = 0; k < convs.size(); ++k) {
+      // Host overhead: the same number of cached reorder() calls and bare enqueues of its kernel, not waited for.
+      const int n_enqueue = 50;
+      std::vector<double> ours, bare;
+      KernelData kd = plan_reorder(engine.info(), src, dst, force, convs[k]);
+      KernelHandle h = ProgramCache::instance().handle(ctx, engine.device(), kd.source);
+      const cl::Buffer plans = plans_buffer(ctx, kd);
+      {
+        LockedKernel lk(h);
+        set_reorder_args(lk.kernel, s, 0, d, 0, plans, opts[k].param_buffers, opts[k].compensation);
+      }
+      for (int i = 0; i < n_enqueue; ++i) {
+        double t0 = now_ms();
+        reorder(engine, s, 0, src, d, 0, dst, opts[k]);
+        double t1 = now_ms();
+        q.enqueueNDRangeKernel(h.kernel, cl::NullRange, kd.global_range(), kd.local_range());
+        double t2 = now_ms();
+        ours.push_back((t1 - t0) * 1e3);
+        bare.push_back((t2 - t1) * 1e3);
+      }
+      q.finish();
+      BenchResult& r = rs[k];
+      r.runs = runs;
+      r.enqueue_us = median(ours);
+      r.bare_enqueue_us = median(bare);
+      r.median_ms = median(wall[k]);
+      r.kernel_ms = profiling ? median(kernel[k]) : -1;
+      r.copy_ms = median(copy);
+      r.copy_kernel_ms = median(copy_k);
     }
-    for (int i = 0; i < n_enqueue; ++i) {
-      double t0 = now_ms();
-      reorder(engine, s, 0, src, d, 0, dst, opt);
-      double t1 = now_ms();
-      q.enqueueNDRangeKernel(h.kernel, cl::NullRange, kd.global_range(), kd.local_range());
-      double t2 = now_ms();
-      ours.push_back((t1 - t0) * 1e3);
-      bare.push_back((t2 - t1) * 1e3);
-    }
-    q.finish();
-    r.enqueue_us = median(ours);
-    r.bare_enqueue_us = median(bare);
-    r.median_ms = median(wall);
-    r.kernel_ms = profiling ? median(kernel) : -1;
-    r.copy_ms = median(copy);
-    r.copy_kernel_ms = median(copy_k);
   } catch (...) {
     rethrow_cl("bench " + src.describe() + " -> " + dst.describe());
   }
   const double logical = static_cast<double>(src.logical_elements()) * (bits_of(src.data_type()) + bits_of(dst.data_type())) / 8;
   const double physical = static_cast<double>(src.bytes() + dst.bytes());
-  r.gbps_logical = logical / (r.median_ms * 1e6);
-  r.gbps_physical = physical / (r.median_ms * 1e6);
-  r.copy_gbps = 2.0 * static_cast<double>(dst.bytes()) / (r.copy_ms * 1e6);
-  r.copy_kernel_gbps = 2.0 * static_cast<double>(dst.bytes()) / (r.copy_kernel_ms * 1e6);
-  r.best_copy_gbps = std::max(r.copy_gbps, r.copy_kernel_gbps);
-  r.ratio = r.gbps_physical / r.best_copy_gbps;
-  r.ratio_copy_buffer = r.gbps_physical / r.copy_gbps;
-  return r;
+  for (BenchResult& r : rs) {
+    r.gbps_logical = logical / (r.median_ms * 1e6);
+    r.gbps_physical = physical / (r.median_ms * 1e6);
+    r.copy_gbps = 2.0 * static_cast<double>(dst.bytes()) / (r.copy_ms * 1e6);
+    r.copy_kernel_gbps = 2.0 * static_cast<double>(dst.bytes()) / (r.copy_kernel_ms * 1e6);
+    r.best_copy_gbps = std::max(r.copy_gbps, r.copy_kernel_gbps);
+    r.ratio = r.gbps_physical / r.best_copy_gbps;
+    r.ratio_copy_buffer = r.gbps_physical / r.copy_gbps;
+  }
+  return rs;
+}
+
+BenchResult bench_reorder(const Engine& engine, const Layout& src, const Layout& dst, const std::string& force, int runs,
+                          const Conversion& conv) {
+  return bench_reorders(engine, src, dst, force, runs, {conv}).front();
 }
 
 std::string BatchBenchResult::json() const {

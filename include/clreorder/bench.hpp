@@ -37,6 +37,12 @@ struct BenchResult {
 BenchResult bench_reorder(const Engine& engine, const Layout& src, const Layout& dst, const std::string& force = "",
                           int runs = 25, const Conversion& conv = {});
 
+/// The same pair under several conversions (a plain one beside its fused forms), interleaved launch by launch
+/// in every round and each against the same copies: their ratios differ by what the conversions cost, not by
+/// when the machine was busy. One result per conversion, in order.
+std::vector<BenchResult> bench_reorders(const Engine& engine, const Layout& src, const Layout& dst, const std::string& force,
+                                        int runs, const std::vector<Conversion>& convs);
+
 /// Medians of a list of reorders run one launch each and as one batch (reorder_batch()), timed alternately.
 struct BatchBenchResult {
   size_t reorders = 0;        ///< items in the list
