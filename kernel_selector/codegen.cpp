@@ -341,15 +341,25 @@ std::string param_operand(const ReorderParams& p, Param q, int width, const Coor
   // read and a division per lane (a 16-lane gather cost tiled 0.9 of an int8 reorder with groups of 32).
   // Lanes from the first at or past the last lane's group start take its value; lanes outside the tensor
   // are padding, whose results are never stored.
-  bool two_groups = pv.axis >= 0 && width > 1 && width <= pv.group;
-  const TableIndex row = two_groups && pv.outer_axis >= 0 ? coord(pv.outer_axis, 0) : TableIndex{};
-  for (int k = 1; two_groups && k < width; ++k) {
-    two_groups = at[static_cast<size_t>(k)].base == at[0].base && at[static_cast<size_t>(k)].offset == at[0].offset + k;
+  bool in_row = pv.axis >= 0 && width > 1;
+  const TableIndex row = in_row && pv.outer_axis >= 0 ? coord(pv.outer_axis, 0) : TableIndex{};
+  for (int k = 1; in_row && k < width; ++k) {
+    in_row = at[static_cast<size_t>(k)].base == at[0].base && at[static_cast<size_t>(k)].offset == at[0].offset + k;
     if (pv.outer_axis >= 0) {
       const TableIndex rk = coord(pv.outer_axis, k);
-      two_groups = two_groups && rk.base == row.base && rk.offset == row.offset;
+      in_row = in_row && rk.base == row.base && rk.offset == row.offset;
     }
   }
+  // Lanes from a multiple of the width on (TableIndex::align), with groups of a multiple of the width or
+  // dividing it, start a group every min(group, width) lanes: one read each (one read in all for int8 and
+  // int4 weights' groups of 32 under 4 to 16 lanes), no select. A real lane's group starts at a real lane.
+  if (in_row && at[0].align % width == 0 && (pv.group % width == 0 || width % pv.group == 0)) {
+    const int64_t step = std::min<int64_t>(pv.group, width);
+    std::vector<std::string> reads;
+    for (int k = 0; k < width; ++k) reads.push_back(read(static_cast<int>(k - k % step)));
+    return lane_values(reads);
+  }
+  const bool two_groups = in_row && width <= pv.group;
   if (two_groups) {
     const std::string w = std::to_string(width), g = num(pv.group);
     const std::string last_start = "((" + clamped_coord(at.back(), dims[static_cast<size_t>(pv.axis)]) + ") / " + g + ") * " + g;

@@ -76,12 +76,15 @@ std::string shared_bytes(const Layout& dst, bool pairs);
 /// A lane's coordinate on an axis: the expression `base` plus the constant `offset` (kept apart so that lanes
 /// differing only in it are seen to read one entry or consecutive ones), which is the logical coordinate
 /// (span 0), or the padded coordinate v = c + lower, v in [0, span), that a kernel's padded tables are
-/// indexed by (TableShape) and that padding lanes take outside [0, dim).
+/// indexed by (TableShape) and that padding lanes take outside [0, dim). `align`: the logical coordinate
+/// (base + offset - lower) is known to be a multiple of it, so that lanes from it on within a group's size
+/// share their group (one read, no select).
 struct TableIndex {
   std::string base;
   int64_t offset = 0;
   int64_t lower = 0;
   int64_t span = 0;
+  int64_t align = 1;
 };
 
 /// The coordinate on `axis` of lane `lane` (0 for a scalar) of a converted value, in a kernel that has it.

@@ -190,6 +190,18 @@ std::vector<std::string> end_sums(const ReorderParams& p, const Permutation& per
           "    if (v != 0 && " + join_and(inside) + ") " + m.add, "  }", "  " + m.end, "}"};
 }
 
+// What the logical coordinate on `axis` of lane 0 of a vector is a multiple of, when the lanes step through
+// `axis`'s digit of weight 1 from a multiple of `width` (its extent a multiple of it): every other digit of the
+// axis, and every part of that one a grid or a run splits off, weighs a multiple of the width (the axis'
+// digits are mixed radix, checked here), so v is one too, and c = v - lower when the lower padding is.
+int64_t lane0_align(const Permutation& perm, int axis, int width) {
+  const PermAxis& m = perm.axes[static_cast<size_t>(axis)];
+  if (m.lower % width != 0) return 1;
+  for (const PermDigit& d : perm.digits)
+    if (d.axis == axis && (d.weight == 1 ? d.extent % width != 0 : d.weight % width != 0)) return 1;
+  return width;
+}
+
 // The conversion of `v` (a vector of `width`, or a scalar) whose lane k sits at run positions pos(k) = (ia, ib):
 // CONVERT / CONVERT_V, or with per-index parameters the expression that reads their tables at each lane's
 // padded coordinate (the tables are indexed by it: see generate()).
@@ -204,7 +216,9 @@ std::string convert_at(const ReorderParams& p, const Permutation& perm, const st
     if (linear) {
       const PermDigit& d = along->digits.front();
       const auto [ia, ib] = pos(0);
-      return padded_coord(perm, axis, tile_coord(axis, a, b, ia, ib), d.axis == axis ? lane * d.weight : 0);
+      TableIndex t = padded_coord(perm, axis, tile_coord(axis, a, b, ia, ib), d.axis == axis ? lane * d.weight : 0);
+      if (lane == 0 && d.axis == axis && d.weight == 1) t.align = lane0_align(perm, axis, width);
+      return t;
     }
     const auto [ia, ib] = pos(lane);
     return padded_coord(perm, axis, tile_coord(axis, a, b, ia, ib));

@@ -531,6 +531,37 @@ TEST(Device, GroupedAndRunTimeParameters) {
   EXPECT_NE(batch.find("a batch takes no parameter from a device buffer (dst-scale)"), std::string::npos) << batch;
 }
 
+// Groups along the axis a vector's lanes step through: where the lanes start at a multiple of the width and a
+// group holds a multiple of it (int4/int8 weights' groups of 32 along i under isv4 vectors), the lanes share
+// the first lane's group and tiled reads one value (TableIndex::align); else two reads and a select. Both,
+// and a lower padding that is not a multiple of the width, against the host on random bits.
+TEST(Device, GroupsAlignedToTheVectorReadOnce) {
+  REQUIRE_DEVICE(e);
+  using T = DataType;
+  auto F = [](const char* name) { return Format::parse(name); };
+  auto groups = [](int64_t o, int64_t i, int64_t g) {
+    return with_params({}, {{Param::dst_scale, ParamValues{ramp(static_cast<size_t>(o * ((i + g - 1) / g)), 0.02f, 0.013f), 1, g, 0}}});
+  };
+  const Case aligned = converting(make_case(F("oiyx"), F("os_is_yx_osv16_isv4"), {32, 64, 1, 1}, T::f32, T::i8), groups(32, 64, 32));
+  const Case across = converting(make_case(F("oiyx"), F("os_is_yx_osv16_isv4"), {32, 64, 1, 1}, T::f32, T::i8), groups(32, 64, 6));
+  // 16 lanes of a transpose along x, groups of 8: lanes 0-7 read the first lane's value, 8-15 the ninth's.
+  const Case halves = converting(make_case(F("bfyx"), F("byxf"), {2, 16, 4, 64}, T::f32, T::i8),
+                                 with_params({}, {{Param::src_scale, ParamValues{ramp(16 * 8, 0.5f, 0.25f), 3, 8, 1}}}));
+  run_batch(*e, {aligned, across, halves}, true, "tiled");
+  run_batch(*e, {aligned, across, halves}, true);
+  const char* tuning = std::getenv("CLREORDER_TUNING");
+  if (tuning && std::string(tuning) != "cpu") return;  // the forms below are the CPU tiles'
+  DeviceInfo cpu = e->info();
+  cpu.type = "cpu";
+  auto code = [&](const Case& c) { return KernelSelector::instance().select(ReorderParams{c.src, c.dst, cpu, c.conversion}, "tiled").source.code; };
+  const std::string one = code(aligned), two = code(across), both = code(halves);
+  EXPECT_EQ(one.find("select((float"), std::string::npos) << one;
+  EXPECT_NE(one.find("vload"), std::string::npos) << one;
+  EXPECT_NE(two.find("select((float"), std::string::npos) << two;
+  EXPECT_NE(both.find(") + 8)) / 8]"), std::string::npos) << both;
+  EXPECT_EQ(both.find(") + 1)) / 8]"), std::string::npos) << both;
+}
+
 // Issue 16's zero-point compensation: the sums of the quantized values per output channel (and group) beside
 // the destination, in the same reorder; every family (blocked weights with tails on both block axes, int8
 // multi-level blocks, grouped weights, padded data, a reshape, a strided view, a TPU layout, kept padding),

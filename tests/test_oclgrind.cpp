@@ -99,14 +99,17 @@ std::vector<Sweep> sweep_cases() {
                                    {Param::dst_zero_point, ParamValues{{128}, -1}}})), 0, 2},
       {converting(make_case(F("bfyx"), F("b_fs_yx_fsv4"), {2, 8, 7, 7}, T::i8, T::i8),
                   with_params({}, {{Param::src_scale, ParamValues{ramp(8 * 3, 0.5f, 0.125f), 3, 3, 1}}})), 0, 0},
-      // Lanes along the groups' axis, no more than a group: two reads and a select (tiled's rows and staged's
-      // tiles of 4, lanes' words of 8), o's tail clamping the row of padding lanes; a divisor from a buffer
-      // (its reciprocal computed in the kernel).
+      // Lanes along the groups' axis, no more than a group: two reads and a select (staged's tiles of 4,
+      // lanes' words of 8), or where the lanes start at a multiple of their width one read (tiled's rows of
+      // 4), o's tail clamping the row of padding lanes; a divisor from a buffer (its reciprocal computed in the
+      // kernel); groups of 4 under tiled's transposes of 16 lanes along x: a read per group.
       {converting(make_case(F("oiyx"), F("os_is_yx_osv16_isv4"), {20, 24, 1, 1}, T::f32, T::i8),
                   with_params({}, {{Param::dst_scale, ParamValues{ramp(20 * 3, 0.02f, 0.013f), 1, 8, 0}}})), 0, 1},
       {converting(make_case(F("oiyx"), F("os_is_yx_osv16_isv4"), {32, 24, 1, 1}, T::f32, T::u8),
                   with_params({}, {{Param::dst_scale, ParamValues{ramp(32 * 3, 0.5f, 0.25f), 1, 8, 0, true}},
                                    {Param::dst_zero_point, ParamValues{{7}, -1}}})), 1, 0},
+      {converting(make_case(F("bfyx"), F("byxf"), {2, 16, 2, 64}, T::f32, T::i8),
+                  with_params({}, {{Param::src_scale, ParamValues{ramp(16 * 16, 0.5f, 0.25f), 3, 4, 1}}})), 0, 1},
       // Padding kept (issue 16): tails inside the vector rows (stored lane by lane), padding on the grid axes.
       {converting(make_case(F("bfyx"), F("b_fs_yx_fsv16"), {2, 19, 3, 8}, T::f32, T::f16, {}, {}, {0, 0, 1, 0}, {0, 0, 0, 1}),
                   modes(Rounding::nearest_even, Overflow::saturate, Padding::keep)), 0, 1},
