@@ -319,7 +319,7 @@ int main(int argc, char** argv) {
       std::printf("%s", row);
       std::fflush(stdout);
       std::snprintf(row, sizeof row,
-                    "%s,%s,\"%s\",%s,%s,\"%s\",\"%s\",%s,%.5f,%.5f,%.5f,%.5f,%.3f,%.3f,%.3f,%.3f,%.4f,%.4f,%.2f,%.2f,%s,%s,%s\n",
+                    "\"%s\",\"%s\",\"%s\",%s,%s,\"%s\",\"%s\",%s,%.5f,%.5f,%.5f,%.5f,%.3f,%.3f,%.3f,%.3f,%.4f,%.4f,%.2f,%.2f,%s,%s,%s\n",
                     c.from, c.to, c.shape, c.dtype, c.to_dtype, c.src_pad, c.dst_pad, r.impl.c_str(), r.median_ms,
                     r.kernel_ms, r.copy_ms, r.copy_kernel_ms, r.gbps_logical, r.gbps_physical, r.copy_gbps,
                     r.copy_kernel_gbps, r.ratio, r.ratio_copy_buffer, r.enqueue_us, r.bare_enqueue_us,
@@ -428,7 +428,7 @@ int run_fused(const Engine& engine, int runs, int repeat, const std::string& imp
     md += row;
     std::printf("%s", row);
     std::fflush(stdout);
-    std::snprintf(row, sizeof row, "%s,%s,\"%s\",%s,%s,\"%s\",\"%s\",\"%s\",%s,%s,%.4f,%.4f,%.4f\n", c.from, c.to, c.shape, c.dtype,
+    std::snprintf(row, sizeof row, "\"%s\",\"%s\",\"%s\",%s,%s,\"%s\",\"%s\",\"%s\",%s,%s,%.4f,%.4f,%.4f\n", c.from, c.to, c.shape, c.dtype,
                   c.to_dtype, fc.src_strides, fc.what, conv.key().substr(0, 200).c_str(), p.impl.c_str(), f.impl.c_str(), p.ratio,
                   f.ratio, rel);
     csv += row;
@@ -477,7 +477,7 @@ int run_views(const Engine& engine, int runs, int repeat, const std::string& imp
     md += row;
     std::printf("%s", row);
     std::fflush(stdout);
-    std::snprintf(row, sizeof row, "%s,%s,\"%s\",%s,%s,\"%s\",\"%s\",%s,%.4f,%.4f,%.4f\n", c.from, c.to, c.shape, c.dtype,
+    std::snprintf(row, sizeof row, "\"%s\",\"%s\",\"%s\",%s,%s,\"%s\",\"%s\",%s,%.4f,%.4f,%.4f\n", c.from, c.to, c.shape, c.dtype,
                   c.to_dtype, vc.src_strides, vc.dst_strides, v.impl.c_str(), d.ratio, v.ratio, rel);
     csv += row;
     worst = std::min(worst, rel);
