@@ -390,6 +390,20 @@ TEST(Cli, JsonOfDeviceCommands) {
   r = run({"bench", "--from", "bfyx", "--to", "byxf"});
   EXPECT_EQ(r.status, 2);
   EXPECT_NE(r.err.find("bench needs --from, --to and --shape (or --batch FILE)"), std::string::npos) << r.err;
+  // Fused beside plain, launch by launch: both timed, their ratio the fused one's over the plain one's.
+  r = run({"bench", "--from", "bfyx", "--to", "b_fs_yx_fsv16", "--shape", "2,19,5,7", "--to-dtype", "i8", "--dst-scale", "0.5",
+           "--runs=3", "--beside-plain", "--json"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const Json beside = Json::parse(r.out);
+  EXPECT_GT(beside["plain"]["ratio"].get<double>(), 0.0);
+  EXPECT_DOUBLE_EQ(beside["fused_over_plain"].get<double>(), beside["ratio"].get<double>() / beside["plain"]["ratio"].get<double>());
+  EXPECT_EQ(beside["plain"]["runs"], 3);
+  r = run({"bench", "--from", "bfyx", "--to", "byxf", "--shape", "1,2,3,4", "--round", "toward-zero", "--beside-plain"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("--beside-plain compares fused arithmetic or --compensation with the plain conversion"), std::string::npos) << r.err;
+  r = run({"bench", "--batch", list, "--beside-plain"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("--beside-plain times one reorder, not a --batch list"), std::string::npos) << r.err;
 }
 
 // Issue 16's fused arithmetic from the command line: OpenVINO's mean values on an image (per channel, on the

@@ -781,21 +781,41 @@ int bench_batch_list(const Args& a, const CliOptions& o) {
 }
 
 int cmd_bench(const Args& a, const CliOptions& o) {
-  if (a.has("batch")) return bench_batch_list(a, o);
+  if (a.has("batch")) {
+    if (a.has("beside-plain")) throw Error("--beside-plain times one reorder, not a --batch list");
+    return bench_batch_list(a, o);
+  }
   if (!a.has("from") || !a.has("to") || !a.has("shape"))
     throw Error("bench needs --from, --to and --shape (or --batch FILE)");
   Pair pr = pair_from(a);
   const int runs = static_cast<int>(a.count("runs", 25, 1, 100000));
+  // --beside-plain: the same pair and modes without the arithmetic and sums, timed launch by launch beside it.
+  Conversion plain;
+  plain.rounding = pr.conversion.rounding;
+  plain.overflow = pr.conversion.overflow;
+  plain.padding = pr.conversion.padding;
+  const bool beside = a.has("beside-plain");
+  if (beside && pr.conversion == plain)
+    throw Error("--beside-plain compares fused arithmetic or --compensation with the plain conversion: give one of them");
   if (o.dry_run) return 0;
   Engine engine = Engine::open(a.get("device"));
   {
     // The compile apart from the timing, so that a long one can say so without covering the runs.
     const CompileProgress progress("compiling the reorder's kernel (not in the kernel cache yet)");
     prepare(engine, {{pr.src, pr.dst}}, a.get("impl"), pr.conversion);
+    if (beside) prepare(engine, {{pr.src, pr.dst}}, a.get("impl"), plain);
   }
-  BenchResult r = bench_reorder(engine, pr.src, pr.dst, a.get("impl"), runs, pr.conversion);
+  const std::vector<BenchResult> rs =
+      bench_reorders(engine, pr.src, pr.dst, a.get("impl"), runs, beside ? std::vector<Conversion>{pr.conversion, plain}
+                                                                            : std::vector<Conversion>{pr.conversion});
+  const BenchResult& r = rs.front();
   if (a.has("json")) {
-    std::printf("%s\n", Json::parse(r.json(pr.src, pr.dst)).dump(2).c_str());
+    Json out = Json::parse(r.json(pr.src, pr.dst));
+    if (beside) {
+      out["plain"] = Json::parse(rs[1].json(pr.src, pr.dst));
+      out["fused_over_plain"] = r.ratio / rs[1].ratio;
+    }
+    std::printf("%s\n", out.dump(2).c_str());
     return 0;
   }
   std::printf("device: %s / %s\n", engine.info().platform.c_str(), engine.info().name.c_str());
@@ -811,6 +831,9 @@ int cmd_bench(const Args& a, const CliOptions& o) {
   std::printf("ratio:   %.3f of the faster copy (%.3f of clEnqueueCopyBuffer)\n", r.ratio, r.ratio_copy_buffer);
   std::printf("host:    %.2f us per cached reorder() call, %.2f us per bare clEnqueueNDRangeKernel (overhead %.2f us)\n",
               r.enqueue_us, r.bare_enqueue_us, r.enqueue_us - r.bare_enqueue_us);
+  if (beside)
+    std::printf("plain:   %.4f ms (kernel %.4f ms, %s), ratio %.3f of the faster copy; fused / plain %.3f (launch by launch)\n",
+                rs[1].median_ms, rs[1].kernel_ms, rs[1].impl.c_str(), rs[1].ratio, r.ratio / rs[1].ratio);
   return 0;
 }
 
@@ -1016,6 +1039,8 @@ struct CommandLine {
         .flag("verbose", "the kernel caches' counts on stderr afterwards");
     add_layout_options(bench, true, false);
     bench.value("runs", "N", "timed runs (default 25)")
+        .flag("beside-plain", "with fused arithmetic or --compensation: the plain conversion of the same pair timed "
+                              "launch by launch beside it, and fused / plain")
         .value("batch", "FILE", "instead of one reorder: the reorders FILE lists (as precompile's) one launch each "
                                 "against one batched launch, each result checked")
         .flag("json", "the result as JSON")
