@@ -533,8 +533,9 @@ TEST(Device, GroupedAndRunTimeParameters) {
 
 // Groups along the axis a vector's lanes step through: where the lanes start at a multiple of the width and a
 // group holds a multiple of it (int4/int8 weights' groups of 32 along i under isv4 vectors), the lanes share
-// the first lane's group and tiled reads one value (TableIndex::align); else two reads and a select. Both,
-// and a lower padding that is not a multiple of the width, against the host on random bits.
+// the first lane's group and tiled reads one value (TableIndex::align); groups that divide the width, one
+// read per group; else two reads and a select. Each form in the source, and the results against the host on
+// random bits, tiled forced and as the selector chooses.
 TEST(Device, GroupsAlignedToTheVectorReadOnce) {
   REQUIRE_DEVICE(e);
   using T = DataType;
