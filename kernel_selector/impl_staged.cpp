@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <functional>
 #include <map>
+#include <numeric>
 #include <set>
 
 #include "clreorder/kernel_selector.hpp"
@@ -68,6 +69,17 @@ struct StagedPlan {
   PermDigit loop{};             // walked by each work-item (extent 1: none)
   std::vector<PermDigit> grid;  // one work-item per tuple, outer first
 };
+
+// What the logical coordinate on `axis` of a register's first lane is a multiple of (TableIndex::align): it is
+// the grid's digits' part (multiples of their weights), the loop's (of its weight), the tile's constant `part`,
+// less the lower padding, so their greatest common divisor (0 when all are 0: the coordinate is always 0).
+int64_t lane0_align(const StagedPlan& sp, int axis, int64_t part) {
+  int64_t g = std::gcd(sp.perm.axes[static_cast<size_t>(axis)].lower, part);
+  for (const PermDigit& d : sp.grid)
+    if (d.axis == axis) g = std::gcd(g, d.weight);
+  if (sp.loop.axis == axis && sp.loop.extent > 1) g = std::gcd(g, sp.loop.weight);
+  return g == 0 ? int64_t{1} << 40 : g;
+}
 
 StagedPlan make_plan(const ReorderParams& p) {
   StagedPlan sp;
@@ -229,7 +241,9 @@ class StagedReorder : public ReorderImpl {
                                       : convert_expr(p, raw, w, [&](int axis, int lane) {
                                           std::string v = "v" + num(axis);
                                           if (sp.loop.axis == axis) v = "(" + v + " + it * " + num(sp.loop.weight) + ")";
-                                          return padded_coord(sp.perm, axis, v, tile_part.at({axis, first + lane}));
+                                          TableIndex t = padded_coord(sp.perm, axis, v, tile_part.at({axis, first + lane}));
+                                          if (lane == 0) t.align = lane0_align(sp, axis, t.offset);
+                                          return t;
                                         });
         body.push_back("const " + type + " " + var + " = g_ok ? " + load + " : (" + type + ")0;");
         if (w > 1 && std::find(widths.begin(), widths.end(), w) == widths.end()) widths.push_back(w);

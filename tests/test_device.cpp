@@ -533,8 +533,8 @@ TEST(Device, GroupedAndRunTimeParameters) {
 
 // Groups along the axis a vector's lanes step through: where the lanes start at a multiple of the width and a
 // group holds a multiple of it (int4/int8 weights' groups of 32 along i under isv4 vectors), the lanes share
-// the first lane's group and tiled reads one value (TableIndex::align); groups that divide the width, one
-// read per group; else two reads and a select. Each form in the source, and the results against the host on
+// the first lane's group and tiled and staged read one value (TableIndex::align); groups that divide the
+// width, one read per group; else two reads and a select. Each form in the source, and the results against the host on
 // random bits, tiled forced and as the selector chooses.
 TEST(Device, GroupsAlignedToTheVectorReadOnce) {
   REQUIRE_DEVICE(e);
@@ -548,19 +548,36 @@ TEST(Device, GroupsAlignedToTheVectorReadOnce) {
   // 16 lanes of a transpose along x, groups of 8: lanes 0-7 read the first lane's value, 8-15 the ninth's.
   const Case halves = converting(make_case(F("bfyx"), F("byxf"), {2, 16, 4, 64}, T::f32, T::i8),
                                  with_params({}, {{Param::src_scale, ParamValues{ramp(16 * 8, 0.5f, 0.25f), 3, 8, 1}}}));
-  run_batch(*e, {aligned, across, halves}, true, "tiled");
-  run_batch(*e, {aligned, across, halves}, true);
+  // The same transpose with the destination's x padded by 2 before: lanes from a multiple of 4 in v sit 2 off
+  // in x, so two reads and a select.
+  const Case shifted = converting(make_case(F("bfyx"), F("byxf"), {2, 16, 2, 64}, T::f32, T::i8, {}, {}, {0, 0, 0, 2}, {0, 0, 0, 2}),
+                                  with_params({}, {{Param::src_scale, ParamValues{ramp(16 * 16, 0.5f, 0.25f), 3, 4, 1}}}));
+  // Staged's registers of 8 along i from the grid's and the loop's multiples of 8 (o's tail clamps the row).
+  const Case staged = converting(make_case(F("oiyx"), F("os_is_yx_osv16_isv4"), {20, 24, 1, 1}, T::f32, T::i8), groups(20, 24, 8));
+  run_batch(*e, {aligned, across, halves, shifted}, true, "tiled");
+  // ... and from the loop's steps of 12 along i (36 = 3 x 12): a register of 8 at i = 12 spans two groups.
+  const Case staged_steps = converting(make_case(F("oiyx"), F("os_is_yx_osv16_isv4"), {20, 36, 1, 1}, T::f32, T::i8), groups(20, 36, 8));
+  run_batch(*e, {staged, converting(staged, groups(20, 24, 6)), staged_steps}, true, "staged");
+  run_batch(*e, {aligned, across, halves, staged}, true);
   const char* tuning = std::getenv("CLREORDER_TUNING");
   if (tuning && std::string(tuning) != "cpu") return;  // the forms below are the CPU tiles'
   DeviceInfo cpu = e->info();
   cpu.type = "cpu";
   auto code = [&](const Case& c) { return KernelSelector::instance().select(ReorderParams{c.src, c.dst, cpu, c.conversion}, "tiled").source.code; };
-  const std::string one = code(aligned), two = code(across), both = code(halves);
+  const std::string one = code(aligned), two = code(across), both = code(halves), off = code(shifted);
+  EXPECT_NE(off.find("select((float4)"), std::string::npos) << off;
   EXPECT_EQ(one.find("select((float"), std::string::npos) << one;
   EXPECT_NE(one.find("vload"), std::string::npos) << one;
   EXPECT_NE(two.find("select((float"), std::string::npos) << two;
   EXPECT_NE(both.find(") + 8)) / 8]"), std::string::npos) << both;
   EXPECT_EQ(both.find(") + 1)) / 8]"), std::string::npos) << both;
+  const std::string st = KernelSelector::instance().select(ReorderParams{staged.src, staged.dst, cpu, staged.conversion}, "staged").source.code;
+  EXPECT_NE(st.find("vload8"), std::string::npos) << st;
+  EXPECT_EQ(st.find("select((float"), std::string::npos) << st;
+  const std::string steps =
+      KernelSelector::instance().select(ReorderParams{staged_steps.src, staged_steps.dst, cpu, staged_steps.conversion}, "staged").source.code;
+  EXPECT_NE(steps.find("it * 12"), std::string::npos) << steps;
+  EXPECT_NE(steps.find("select((float8)"), std::string::npos) << steps;
 }
 
 // Issue 16's zero-point compensation: the sums of the quantized values per output channel (and group) beside
