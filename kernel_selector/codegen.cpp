@@ -184,28 +184,41 @@ bool stream_pays(const Layout& src, const Layout& dst, const DeviceInfo& device)
 
 namespace {
 
-// `v` (of cl_type(from), or a vector of `width`) converted to `to` by the modes of `conv`; `finite`: v is
-// never NaN (may_give_nan()), so a saturating float -> 8- or 16-bit integer conversion skips the NaN test.
-std::string convert_types(DataType from, DataType to, const Conversion& conv, const std::string& v, int width,
-                          bool finite = false) {
+// What a conversion does with a NaN in its value: keeps it as the types allow (a plain conversion), makes it
+// 0x7fc00000's bits in the destination (the fused arithmetic's result, whose NaNs differ between devices), or
+// has none to handle (may_give_nan() proved it: saturating float -> 8- or 16-bit integers skip the test).
+enum class NanIn { kept, canonical, none };
+
+// The narrow floats whose conversion from f32 has a _canonical twin (one NaN test for both jobs).
+bool has_canonical_twin(DataType t) { return t == DataType::f16 || t == DataType::bf16 || t == DataType::f8e5m2; }
+
+// `v` (of cl_type(from), or a vector of `width`) converted to `to` by the modes of `conv`, NaNs as `nan` says
+// (NanIn::canonical only from f32).
+std::string convert_types(DataType from, DataType to, const Conversion& conv, std::string v, int width,
+                          NanIn nan = NanIn::kept) {
+  const std::string w = width > 1 ? std::to_string(width) : "", suf = width > 1 ? "_" + w : "";
+  if (nan == NanIn::canonical && is_floating(to) && !has_canonical_twin(to)) {
+    v = "cr_f32_nan_canonical" + suf + "(" + v + ")";
+    nan = NanIn::kept;
+  }
   if (from == to) return "(" + v + ")";
   if (is_nibble(from) || is_nibble(to)) {
     // u4 and i4 values travel in u8 and i8, which hold them exactly; a 4-bit destination takes the 8-bit
     // result clamped to its range or reduced to its low 4 bits (sign-extended), as the host's store_nibble().
     if (width != 1) throw Error("internal: a vector conversion of 4-bit elements");
     auto carrier = [](DataType t) { return t == DataType::u4 ? DataType::u8 : t == DataType::i4 ? DataType::i8 : t; };
-    const std::string x = convert_types(carrier(from), carrier(to), conv, v, 1, finite);
+    const std::string x = convert_types(carrier(from), carrier(to), conv, v, 1, nan);
     if (!is_nibble(to)) return x;
     const bool wrap = conv.overflow == Overflow::wrap;
     if (to == DataType::u4) return wrap ? "((uchar)((" + x + ") & 15))" : "min((uchar)(" + x + "), (uchar)15)";
     return wrap ? "((char)(as_char((uchar)((uint)(uchar)(" + x + ") << 4)) >> 4))" : "clamp((char)(" + x + "), (char)-8, (char)7)";
   }
-  const std::string w = width > 1 ? std::to_string(width) : "", suf = width > 1 ? "_" + w : "";
   const std::string t = cl_type(to);
   const bool rtz = conv.rounding == Rounding::toward_zero;
   // kernels_cl/common.cl's names: _rtz rounds toward zero, _wrap keeps integers modulo 2^bits.
   const std::string r = rtz ? "_rtz" : "", to_int = r + (conv.overflow == Overflow::wrap ? "_wrap" : "") + suf;
-  const std::string narrow = is_floating(to) && size_of(to) <= 2 ? "cr_f32_to_" + std::string(to_string(to)) + r + suf : "";
+  const std::string canonical = nan == NanIn::canonical && has_canonical_twin(to) ? "_canonical" : "";
+  const std::string narrow = is_floating(to) && size_of(to) <= 2 ? "cr_f32_to_" + std::string(to_string(to)) + r + canonical + suf : "";
   // f64 sources convert from double directly (to the narrow floats through f32 rounded to odd when rounding to
   // nearest, so the last rounding is exact; toward zero, truncating twice is truncating once).
   if (from == DataType::f64) {
@@ -233,7 +246,7 @@ std::string convert_types(DataType from, DataType to, const Conversion& conv, co
   if (to == DataType::f64)
     return is_floating(from) ? "convert_double" + w + "(" + as_float + ")" : "convert_double" + w + (rtz ? "_rtz(" : "_rte(") + v + ")";
   if (is_floating(from)) {
-    const bool small_sat = finite && conv.overflow == Overflow::saturate && size_of(to) <= 2;
+    const bool small_sat = nan == NanIn::none && conv.overflow == Overflow::saturate && size_of(to) <= 2;
     return "cr_float_to_" + t + (small_sat ? r + "_finite" + suf : to_int) + "(" + as_float + ")";
   }
   // Between integers: saturate, or keep the low bits through the unsigned type (C99's modular conversion).
@@ -384,14 +397,8 @@ std::string convert_expr(const ReorderParams& p, const std::string& v, int width
   std::string x = convert_types(from, DataType::f32, Conversion{}, v, width);
   for (Param q : all_params())
     if (conv.param(q).present()) x = "(" + x + " " + applied_operation(q) + " " + param_operand(p, q, width, coord) + ")";
-  // Integer destinations make every NaN 0 anyway; f16, bf16 and f8e5m2 give the canonical NaN's bits in the
-  // NaN test of their own conversion (the _canonical functions).
-  const bool finite = !may_give_nan(conv, from);
-  const std::string suf = width > 1 ? "_" + std::to_string(width) : "";
-  if (!finite && (to == DataType::f16 || to == DataType::bf16 || to == DataType::f8e5m2))
-    return "cr_f32_to_" + std::string(to_string(to)) + (conv.rounding == Rounding::toward_zero ? "_rtz" : "") + "_canonical" + suf + "(" + x + ")";
-  if (is_floating(to) && !finite) x = "cr_f32_nan_canonical" + suf + "(" + x + ")";
-  return convert_types(DataType::f32, to, conv, x, width, finite);
+  // Integer destinations make every NaN 0 anyway.
+  return convert_types(DataType::f32, to, conv, x, width, may_give_nan(conv, from) ? NanIn::canonical : NanIn::none);
 }
 
 std::string value_tables(const Conversion& conv, const TableShapes& shape) {
