@@ -32,7 +32,7 @@ struct LayoutSpec {
   /// The C API's layout, or null with the status and clreorder_last_error() set.
   clreorder_layout c(clreorder_status* status) const {
     clreorder_layout out = nullptr;
-    auto ptr = [this](const clreorder::Dims& d) { return d.empty() ? nullptr : d.data(); };
+    auto ptr = [](const clreorder::Dims& d) { return d.empty() ? nullptr : d.data(); };
     // C passes `rank` values per array; a row whose arrays disagree in length cannot be said in C.
     *status = clreorder_layout_create(format.c_str(), dtype.c_str(), dims.size(), dims.data(), ptr(pad_lower),
                                       ptr(pad_upper), ptr(strides), offset, &out);

@@ -130,7 +130,7 @@ TEST(OneDnnTags, MalformedTagsNameTheTagAndThePart) {
       {"nChw0c", "must be 1 to 999999999"},   {"nkhw", "letter 'k'"},
       {"abcdefghi", "2 to 8 axes"},           {"nChw16c!", "not a valid"}};
   for (const auto& [tag, part] : bad) {
-    const std::string err = error_of([&] { format_from_name(tag); });
+    const std::string err = error_of([t = tag] { format_from_name(t); });
     EXPECT_NE(err.find(std::string("'") + tag + "'"), std::string::npos) << err;
     if (std::string(tag) != "nChw16c!") {
       EXPECT_NE(err.find(part), std::string::npos) << tag << ": " << err;
@@ -401,7 +401,7 @@ TEST(Tpu, BadParametersAreNamed) {
       {"tpu_fancy(npus=4,npu_bytes=1024,addr=0)", "tpu_fancy"},
       {"tpu_aligned(npus=4,npu_bytes=64,addr=0)", "needs"}};
   for (const auto& [spec, part] : bad) {
-    const std::string err = error_of([&] { tpu(spec, {2, 3, 4, 5}); });
+    const std::string err = error_of([s = spec] { tpu(s, {2, 3, 4, 5}); });
     EXPECT_NE(err.find(part), std::string::npos) << spec << ": " << err;
   }
   EXPECT_NE(error_of([] { tpu("tpu_aligned(npus=4,npu_bytes=1024,addr=0,mode=4n)", {2, 3, 4, 5}); }).find("mode=4n packs int8"),

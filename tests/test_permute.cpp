@@ -61,7 +61,7 @@ TEST(Permutation, AgreesWithBothPlansOnPaddedDataPairs) {
   const Dims pads[][4] = {{{0, 0, 1, 1}, {0, 0, 0, 0}, {0, 0, 0, 0}, {0, 0, 2, 1}},
                           {{0, 0, 0, 0}, {1, 0, 2, 1}, {1, 0, 1, 1}, {0, 3, 0, 2}},
                           {{0, 32, 0, 2}, {0, 1, 1, 0}, {0, 0, 2, 0}, {2, 1, 0, 0}}};
-#if defined(__SANITIZE_ADDRESS__)
+#if defined(CLREORDER_SANITIZED)
   // Under the sanitizers (about ten times slower here) each pair gets one padding set, in turn: the same code
   // paths in a third of the time; the release build checks all three.
   constexpr bool every_padding = false;
