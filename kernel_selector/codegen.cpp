@@ -205,11 +205,17 @@ std::string convert_types(DataType from, DataType to, const Conversion& conv, st
   if (is_nibble(from) || is_nibble(to)) {
     // u4 and i4 values travel in u8 and i8, which hold them exactly; a 4-bit destination takes the 8-bit
     // result clamped to its range or reduced to its low 4 bits (sign-extended), as the host's store_nibble().
-    if (width != 1) throw Error("internal: a vector conversion of 4-bit elements");
+    // Vectors of them only as a destination's values (tiled's transposes pack them after the conversion).
+    if (width != 1 && is_nibble(from)) throw Error("internal: a vector conversion from 4-bit elements");
     auto carrier = [](DataType t) { return t == DataType::u4 ? DataType::u8 : t == DataType::i4 ? DataType::i8 : t; };
-    const std::string x = convert_types(carrier(from), carrier(to), conv, v, 1, nan);
+    const std::string x = convert_types(carrier(from), carrier(to), conv, v, width, nan);
     if (!is_nibble(to)) return x;
     const bool wrap = conv.overflow == Overflow::wrap;
+    if (width > 1) {
+      const std::string u = "uchar" + w, c = "char" + w;
+      if (to == DataType::u4) return wrap ? "((" + x + ") & (" + u + ")15)" : "min(" + x + ", (" + u + ")15)";
+      return wrap ? "(as_" + c + "(as_" + u + "(" + x + ") << 4) >> 4)" : "clamp(" + x + ", (" + c + ")-8, (" + c + ")7)";
+    }
     if (to == DataType::u4) return wrap ? "((uchar)((" + x + ") & 15))" : "min((uchar)(" + x + "), (uchar)15)";
     return wrap ? "((char)(as_char((uchar)((uint)(uchar)(" + x + ") << 4)) >> 4))" : "clamp((char)(" + x + "), (char)-8, (char)7)";
   }

@@ -302,6 +302,14 @@ int vector_width(const Run& a, const Run& b, const Permutation& perm, int64_t by
   return 1;
 }
 
+// A column of `vec` u4 or i4 values (8-bit lanes from the transpose) packed two to a byte, the lower offset in
+// the low nibble, stored at nibble offset `at` (even: nibble_pairs()). `align`: the packed bytes may go as
+// uints where the destination's base allows (at a multiple of 8 nibbles).
+std::string nibble_store(int vec, const std::string& value, const std::string& at, StoreAlign align) {
+  return vstore_stmt(DataType::u8, vec / 2, "cr_nib_pack" + num(vec) + "(as_uchar" + num(vec) + "(" + value + "))",
+                     "(__global uchar*)dst + ((" + at + ") >> 1)", align);
+}
+
 // V x V register transpose: V vector loads along B (source-dense), V vector stores along A
 // (destination-dense). Rows of padding load as zero; padding columns store zero. `src_packable`: the load
 // offsets outside ib are multiples of pack_of(source type) elements.
@@ -310,8 +318,9 @@ int vector_width(const Run& a, const Run& b, const Permutation& perm, int64_t by
 // columns (rd_j) and loads whole vectors only when all are readable, else element by element.
 // With Padding::keep padding columns are not stored, and a column whose rows include padding stores its
 // valid elements one by one (whole vectors where every row is valid: all but the tiles at a tail).
+// A u4 or i4 destination's columns are packed (nibble_store(), aligned as `nibble_align` says).
 std::vector<std::string> transpose_loops(const ReorderParams& p, const Permutation& perm, const Run& a, const Run& b,
-                                         int vec, bool src_packable, StoreAlign align, const TileSums& ts) {
+                                         int vec, bool src_packable, StoreAlign align, StoreAlign nibble_align, const TileSums& ts) {
   const std::string V = num(vec), dt = cl_type(p.dst.data_type()) + V, st = cl_type(p.src.data_type());
   std::vector<int> axes = masked_axes(perm, a, b);
   std::vector<std::string> body, rows, readable;
@@ -370,7 +379,8 @@ std::vector<std::string> transpose_loops(const ReorderParams& p, const Permutati
       body.push_back("    const " + dt + " c" + num(j) + " = " + value + ";");
       value = "c" + num(j);
     }
-    std::string store = vstore_stmt(p.dst.data_type(), vec, value, at, align);
+    std::string store = is_nibble(p.dst.data_type()) ? nibble_store(vec, value, "d_off + " + b.dst_offset(column) + " + ia", nibble_align)
+                                                      : vstore_stmt(p.dst.data_type(), vec, value, at, align);
     if (!row_ok.empty()) {
       if (row_ok.size() != static_cast<size_t>(vec)) throw Error("internal: tiled's row masks cover some rows of a step only");
       std::string each;
@@ -573,14 +583,16 @@ TiledPlan make_plan(const ReorderParams& p) {
   }
   chunk(a, tile_size(a.length(), cfg.cap_a), grid);
   chunk(b, tile_size(b.length(), std::max<int64_t>(16, cfg.tile / a.length())), grid);
-  // u4 and i4 go through the scalar loops: their vectors would address half bytes.
-  const bool nibbles = is_nibble(p.src.data_type()) || is_nibble(p.dst.data_type());
-  if (nibbles)
+  // A u4 or i4 destination is transposed as 8-bit values and packed into V / 2 bytes per column
+  // (transpose_loops()), with padding stored as zero and no sums; otherwise 4-bit types go through the
+  // scalar loops: their vectors would address half bytes.
+  const bool nib_dst = is_nibble(p.dst.data_type());
+  if (is_nibble(p.src.data_type()) || (nib_dst && (p.conversion.padding != Padding::zero || p.conversion.compensation.present())))
     tp.vec = 1;
   else if (!tp.a_src_dense && !b.digits.empty() &&
-           (tp.vec = vector_width(a, b, tp.perm, static_cast<int64_t>(size_of(p.dst.data_type())))) > 1)
+           (tp.vec = vector_width(a, b, tp.perm, static_cast<int64_t>(unit_bytes(p.dst.data_type())))) > 1)
     tp.form = TiledPlan::Form::transpose;
-  else if (tp.a_src_dense && (tp.vec = row_width(a, tp.perm, p.conversion.padding)) > 1)
+  else if (!nib_dst && tp.a_src_dense && (tp.vec = row_width(a, tp.perm, p.conversion.padding)) > 1)
     tp.form = TiledPlan::Form::rows;
   else
     tp.vec = 1;
@@ -628,7 +640,7 @@ class TiledReorder : public ReorderImpl {
   Rank rank(const ReorderParams& p) const override {
     const TiledPlan tp = make_plan(p);
     const int64_t bytes = tp.vec * static_cast<int64_t>(unit_bytes(p.dst.data_type()));
-    if (tp.form == TiledPlan::Form::transpose && bytes < 16)
+    if (tp.form == TiledPlan::Form::transpose && bytes < 16 && !is_nibble(p.dst.data_type()))
       return {kRankTiledSlower, "its " + num(tp.vec) + " x " + num(tp.vec) + " transposes move " + num(bytes) +
                                        "-byte vectors: staged took 0.49-0.55 of its time there"};
     return {kRankTiled, ""};
@@ -660,7 +672,8 @@ class TiledReorder : public ReorderImpl {
     };
     const int64_t src_pack = pack_of(p.src.data_type());
     if (tp.form == TiledPlan::Form::transpose)
-      body = transpose_loops(p, perm, a, b, vec, strides_multiple_of(perm, with(a), src_pack, &PermDigit::src_stride), align(vec), tp.sums);
+      body = transpose_loops(p, perm, a, b, vec, strides_multiple_of(perm, with(a), src_pack, &PermDigit::src_stride), align(vec),
+                             StoreAlign{strides_multiple_of(perm, outside, 8, &PermDigit::dst_stride), false}, tp.sums);
     else if (tp.form == TiledPlan::Form::rows)
       body = row_loops(p, perm, a, b, vec, strides_multiple_of(perm, outside, src_pack, &PermDigit::src_stride), align(vec), tp.sums);
     else

@@ -391,6 +391,22 @@ static inline uint cr_hsum8(uint8 x) { return cr_hsum4(x.lo + x.hi); }
 static inline uint cr_hsum16(uint16 x) { return cr_hsum8(x.lo + x.hi); }
 #endif
 
+// Lanes packed two to a byte, lane 2k in the low nibble of byte k (u4 and i4 destinations of tiled's
+// transposes, whose lanes hold 4-bit values in 8 bits). Lane by lane under CR_ELEMENTWISE_SWIZZLES, as CR_SW2
+// above: Oclgrind's uninitialized-value check at -O0 takes .even and .odd for uninitialized values.
+#ifdef CR_ELEMENTWISE_SWIZZLES
+static inline uchar cr_nib_byte(uchar lo, uchar hi) { return (uchar)((lo & 15u) | ((uint)hi << 4)); }
+static inline uchar2 cr_nib_pack4(uchar4 n) { return (uchar2)(cr_nib_byte(n.s0, n.s1), cr_nib_byte(n.s2, n.s3)); }
+static inline uchar4 cr_nib_pack8(uchar8 n) { return (uchar4)(cr_nib_byte(n.s0, n.s1), cr_nib_byte(n.s2, n.s3), cr_nib_byte(n.s4, n.s5), cr_nib_byte(n.s6, n.s7)); }
+static inline uchar8 cr_nib_pack16(uchar16 n) {
+  return (uchar8)(cr_nib_byte(n.s0, n.s1), cr_nib_byte(n.s2, n.s3), cr_nib_byte(n.s4, n.s5), cr_nib_byte(n.s6, n.s7), cr_nib_byte(n.s8, n.s9), cr_nib_byte(n.sa, n.sb), cr_nib_byte(n.sc, n.sd), cr_nib_byte(n.se, n.sf));
+}
+#else
+static inline uchar2 cr_nib_pack4(uchar4 n) { return (n.even & (uchar)15) | (n.odd << 4); }
+static inline uchar4 cr_nib_pack8(uchar8 n) { return (n.even & (uchar)15) | (n.odd << 4); }
+static inline uchar8 cr_nib_pack16(uchar16 n) { return (n.even & (uchar)15) | (n.odd << 4); }
+#endif
+
 // The argument list every reorder kernel takes (the selector's contract, see KernelData): source and
 // destination buffers and their element offsets, then the buffers of run-time parameter values. SRC_T,
 // DST_T, IDX_T and CR_VALUE_ARGS come from each kernel's #defines.

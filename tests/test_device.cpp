@@ -376,6 +376,50 @@ TEST(Device, FourBitTypes) {
   EXPECT_EQ(std::vector<uint8_t>(got.begin() + 8, got.end()), row_want);
 }
 
+// Tiled's register transposes into u4 and i4: 8-bit lanes packed two to a byte per column (the lower offset
+// in the low nibble), 16, 8 and 4 wide, with blocked tails (rows of zeros), destination padding on either run,
+// both overflow modes, groups of scales, and destinations at byte offsets that are not whole words (the
+// packed bytes then go byte-wise instead of as uints). Kept padding and compensation sums stay in the scalar
+// loops (a packed store writes whole bytes): their source says so.
+TEST(Device, FourBitTransposes) {
+  REQUIRE_DEVICE(e);
+  using T = DataType;
+  auto F = [](const char* name) { return Format::parse(name); };
+  const std::vector<Case> packed = {
+      make_case(F("bfyx"), F("b_fs_yx_fsv16"), {2, 19, 3, 8}, T::f32, T::u4, {}, {}, {0, 0, 1, 0}),
+      converting(make_case(F("oiyx"), F("os_is_yx_isv16_osv16"), {20, 32, 1, 1}, T::f16, T::i4),
+                 with_params({}, {{Param::dst_scale, ParamValues{ramp(20 * 4, 0.02f, 0.011f), 1, 8, 0}}})),
+      converting(make_case(F("bfyx"), F("byxf"), {2, 24, 2, 8}, T::f32, T::i4), modes(Rounding::toward_zero, Overflow::wrap)),
+      make_case(F("bfyx"), F("byxf"), {2, 4, 3, 4}, T::u8, T::u4),
+      converting(make_case(F("b_fs_yx_fsv16"), F("bfyx"), {2, 16, 2, 16}, T::i8, T::i4, {}, {}, {}, {0, 0, 0, 2}),
+                 modes(Rounding::nearest_even, Overflow::wrap)),
+      make_case(F("bfyx"), F("b_fs_yx_fsv16"), {1, 16, 2, 6}, T::f16, T::u4, {}, {}, {0, 0, 0, 1}, {0, 0, 0, 1}),
+  };
+  std::map<std::string, int> widths;
+  for (const Case& c : packed) {
+    const std::string code = plan_reorder(e->info(), c.src, c.dst, "tiled", c.conversion).source.code;
+    int found = 0;
+    for (const char* v : {"16", "8", "4"})
+      if (code.find(std::string("cr_nib_pack") + v + "(as_uchar" + v + "(") != std::string::npos) ++widths[v], ++found;
+    EXPECT_EQ(found, 1) << c.label;
+  }
+  for (const char* v : {"16", "8", "4"}) EXPECT_GT(widths[v], 0) << "no case packs " << v << " nibbles per column";
+  run_batch(*e, packed, true, "tiled");
+  run_batch(*e, packed, true);
+  for (size_t off : {size_t{1}, size_t{2}, size_t{3}})
+    for (size_t k : {size_t{0}, size_t{1}})
+      EXPECT_EQ(run_case_all(*e, packed[k], true, "tiled", 0, off, 11), "") << packed[k].label << ", destination byte offset " << off;
+  const Case kept = converting(packed[0], modes(Rounding::nearest_even, Overflow::saturate, Padding::keep));
+  const Case summed = converting(make_case(F("oiyx"), F("os_is_yx_isv16_osv16"), {32, 32, 1, 1}, T::f32, T::i4),
+                                 with_compensation(with_params({}, {{Param::dst_scale, {{0.05f}, -1}}}), 0));
+  for (const Case& c : {kept, summed}) {
+    const std::string code = plan_reorder(e->info(), c.src, c.dst, "tiled", c.conversion).source.code;
+    for (const char* v : {"16", "8", "4"})
+      EXPECT_EQ(code.find(std::string("cr_nib_pack") + v + "(as_uchar"), std::string::npos) << c.label;
+    EXPECT_EQ(run_case_all(*e, c, true, "tiled"), "") << c.label;
+  }
+}
+
 // Issue 16's fused arithmetic: oneDNN's quantization and OpenVINO's mean modes, per tensor on every
 // implementation (each forced where it accepts: it converts whole vectors by one expression), per index on
 // every implementation too (tiled in its three forms, staged in its tiles, lanes on its picked words, and the
@@ -1128,7 +1172,7 @@ TEST(Device, TiledPathsOnVectorFriendlyShapes) {
     }
   // Each type to and from f32, f16, bf16 and itself (EveryDataTypePairOnRandomBits runs all 256 pairs), from
   // bfyx and byxf in turn (each pair is one kernel to compile: the suite's time is mostly PoCL's compiles).
-  // u4 and i4 go through tiled's scalar loops (Device.FourBitTypes).
+  // u4 and i4 have tests of their own (Device.FourBitTypes, Device.FourBitTransposes).
   int turn = 0;
   for (DataType st : all_data_types())
     for (DataType dt : all_data_types())

@@ -165,6 +165,13 @@ std::vector<Sweep> sweep_cases() {
       {case_of(Layout(F("byxf"), T::f16, {2, 3, 2, 3}), V("bfyx", {2, 3, 2, 3}, {28, 8, 4, 1}, 2, T::u4)), 0, 1},
       {converting(make_case(F("oiyx"), F("os_is_yx_isv16_osv16"), {17, 17, 1, 3}, T::f32, T::i4),
                   with_compensation(with_params({}, {{Param::dst_scale, {{0.5f}, -1}}}), 0)), 0, 0},
+      // Tiled's transposes packing 8-bit lanes into u4 and i4 bytes: a tail of zero rows, a byte offset that
+      // is not a whole word (byte-wise stores), groups of scales under 16 lanes, padding after each row.
+      {make_case(F("bfyx"), F("b_fs_yx_fsv16"), {2, 19, 3, 8}, T::f32, T::u4, {}, {}, {0, 0, 1, 0}), 0, 3},
+      {converting(make_case(F("oiyx"), F("os_is_yx_isv16_osv16"), {20, 32, 1, 1}, T::f16, T::i4),
+                  with_params({}, {{Param::dst_scale, ParamValues{ramp(20 * 4, 0.02f, 0.011f), 1, 8, 0}}})), 0, 0},
+      {converting(make_case(F("b_fs_yx_fsv16"), F("bfyx"), {2, 16, 2, 16}, T::i8, T::i4, {}, {}, {}, {0, 0, 0, 2}),
+                  modes(Rounding::nearest_even, Overflow::wrap)), 1, 0},
   };
 }
 
