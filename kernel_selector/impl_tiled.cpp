@@ -440,9 +440,10 @@ std::string mask_type(DataType t) {
 }
 
 // A is dense in both layouts: each of the |B| rows is |A| elements copied with vector loads and stores.
-// `src_packable`: the load offsets outside ia are multiples of pack_of(source type) elements.
+// `src_packable`: the load offsets outside ia are multiples of pack_of(source type) elements. A u4 or i4
+// destination's rows are packed (nibble_store(), aligned as `nibble_align` says; make_plan() gives them no tail).
 std::vector<std::string> row_loops(const ReorderParams& p, const Permutation& perm, const Run& a, const Run& b, int vec,
-                                   bool src_packable, StoreAlign align, const TileSums& ts) {
+                                   bool src_packable, StoreAlign align, StoreAlign nibble_align, const TileSums& ts) {
   const std::string V = num(vec), dt = cl_type(p.dst.data_type()) + V;
   std::vector<std::string> ok = {"g_ok"}, wr;
   for (int ax : masked_axes(perm, a, b)) axis_checks(perm.axes[static_cast<size_t>(ax)], tile_coord(ax, Run{}, b, "0", "ib"), &ok, &wr);
@@ -503,7 +504,8 @@ std::vector<std::string> row_loops(const ReorderParams& p, const Permutation& pe
     body.push_back("    const " + dt + " c = " + value + ";");
     value = "c";
   }
-  body.push_back("    " + vstore_stmt(p.dst.data_type(), vec, value, "dst + d_off + " + b.dst_offset("ib") + " + ia", align));
+  body.push_back("    " + (is_nibble(p.dst.data_type()) ? nibble_store(vec, value, "d_off + " + b.dst_offset("ib") + " + ia", nibble_align)
+                                                         : vstore_stmt(p.dst.data_type(), vec, value, "dst + d_off + " + b.dst_offset("ib") + " + ia", align)));
   if (row_sum) body.push_back("    cr_r += convert_" + wide + "(c);");
   else if (ts.present) body.push_back("    " + add_to_sums(ts, value, vec, "ia", "ib"));
   body.push_back("  }");
@@ -583,16 +585,17 @@ TiledPlan make_plan(const ReorderParams& p) {
   }
   chunk(a, tile_size(a.length(), cfg.cap_a), grid);
   chunk(b, tile_size(b.length(), std::max<int64_t>(16, cfg.tile / a.length())), grid);
-  // A u4 or i4 destination is transposed as 8-bit values and packed into V / 2 bytes per column
-  // (transpose_loops()), with padding stored as zero and no sums; otherwise 4-bit types go through the
-  // scalar loops: their vectors would address half bytes.
+  // A u4 or i4 destination is converted as vectors of 8-bit values and packed into V / 2 bytes per column
+  // (transpose_loops()) or row (row_loops(), rows without a tail), with padding stored as zero and no sums;
+  // otherwise 4-bit types go through the scalar loops: their vectors would address half bytes.
   const bool nib_dst = is_nibble(p.dst.data_type());
   if (is_nibble(p.src.data_type()) || (nib_dst && (p.conversion.padding != Padding::zero || p.conversion.compensation.present())))
     tp.vec = 1;
   else if (!tp.a_src_dense && !b.digits.empty() &&
            (tp.vec = vector_width(a, b, tp.perm, static_cast<int64_t>(unit_bytes(p.dst.data_type())))) > 1)
     tp.form = TiledPlan::Form::transpose;
-  else if (!nib_dst && tp.a_src_dense && (tp.vec = row_width(a, tp.perm, p.conversion.padding)) > 1)
+  else if (tp.a_src_dense && !(nib_dst && prefix_row(a, tp.perm, p.conversion.padding)) &&
+           (tp.vec = row_width(a, tp.perm, p.conversion.padding)) > 1)
     tp.form = TiledPlan::Form::rows;
   else
     tp.vec = 1;
@@ -671,11 +674,13 @@ class TiledReorder : public ReorderImpl {
                         streams && strides_multiple_of(perm, outside, width, &PermDigit::dst_stride)};
     };
     const int64_t src_pack = pack_of(p.src.data_type());
+    // Packed u4 and i4 bytes go as uints where every store starts at a multiple of 8 nibbles.
+    const StoreAlign nibble_align{strides_multiple_of(perm, outside, 8, &PermDigit::dst_stride), false};
     if (tp.form == TiledPlan::Form::transpose)
       body = transpose_loops(p, perm, a, b, vec, strides_multiple_of(perm, with(a), src_pack, &PermDigit::src_stride), align(vec),
-                             StoreAlign{strides_multiple_of(perm, outside, 8, &PermDigit::dst_stride), false}, tp.sums);
+                             nibble_align, tp.sums);
     else if (tp.form == TiledPlan::Form::rows)
-      body = row_loops(p, perm, a, b, vec, strides_multiple_of(perm, outside, src_pack, &PermDigit::src_stride), align(vec), tp.sums);
+      body = row_loops(p, perm, a, b, vec, strides_multiple_of(perm, outside, src_pack, &PermDigit::src_stride), align(vec), nibble_align, tp.sums);
     else
       body = scalar_loops(p, perm, a, b, !tp.a_src_dense, tp.sums);
     const std::vector<std::string> begin = begin_sums(tp.sums, vec), end = end_sums(p, perm, tp.sums, a, b, vec);

@@ -376,8 +376,8 @@ TEST(Device, FourBitTypes) {
   EXPECT_EQ(std::vector<uint8_t>(got.begin() + 8, got.end()), row_want);
 }
 
-// Tiled's register transposes into u4 and i4: 8-bit lanes packed two to a byte per column (the lower offset
-// in the low nibble), 16, 8 and 4 wide, with blocked tails (rows of zeros), destination padding on either run,
+// Tiled's register transposes and vector rows into u4 and i4: 8-bit lanes packed two to a byte per column or
+// row (the lower offset in the low nibble), 16, 8 and 4 wide, with blocked tails (rows of zeros), destination padding on either run,
 // both overflow modes, groups of scales, and destinations at byte offsets that are not whole words (the
 // packed bytes then go byte-wise instead of as uints). Kept padding and compensation sums stay in the scalar
 // loops (a packed store writes whole bytes): their source says so.
@@ -394,16 +394,26 @@ TEST(Device, FourBitTransposes) {
       converting(make_case(F("b_fs_yx_fsv16"), F("bfyx"), {2, 16, 2, 16}, T::i8, T::i4, {}, {}, {}, {0, 0, 0, 2}),
                  modes(Rounding::nearest_even, Overflow::wrap)),
       make_case(F("bfyx"), F("b_fs_yx_fsv16"), {1, 16, 2, 6}, T::f16, T::u4, {}, {}, {0, 0, 0, 1}, {0, 0, 0, 1}),
+      // Rows (the layout kept, the type compressed): an LLM's weights with scales per group of 32 inputs, a
+      // padded destination whose padding rows are zero, rows of 4 and 8.
+      converting(make_case(F("oiyx"), F("oiyx"), {24, 96, 1, 1}, T::f16, T::u4),
+                 with_params({}, {{Param::dst_scale, ParamValues{ramp(24 * 3, 0.01f, 0.003f), 1, 32, 0}},
+                                  {Param::dst_zero_point, {{8}, -1}}})),
+      make_case(F("bfyx"), F("bfyx"), {2, 3, 5, 16}, T::f32, T::i4, {}, {}, {0, 0, 1, 0}, {0, 1, 0, 0}),
+      converting(make_case(F("bfyx"), F("bfyx"), {2, 4, 3, 4}, T::i32, T::i4, {}, {}, {0, 0, 1, 0}), modes(Rounding::toward_zero, Overflow::wrap)),
+      make_case(F("bfyx"), F("bfyx"), {1, 2, 3, 24}, T::u16, T::u4, {}, {}, {}, {0, 0, 1, 0}),
   };
   std::map<std::string, int> widths;
   for (const Case& c : packed) {
     const std::string code = plan_reorder(e->info(), c.src, c.dst, "tiled", c.conversion).source.code;
     int found = 0;
+    const std::string form = code.find("const bool ok = ") != std::string::npos ? "rows" : "transpose";
     for (const char* v : {"16", "8", "4"})
-      if (code.find(std::string("cr_nib_pack") + v + "(as_uchar" + v + "(") != std::string::npos) ++widths[v], ++found;
+      if (code.find(std::string("cr_nib_pack") + v + "(as_uchar" + v + "(") != std::string::npos) ++widths[form + v], ++found;
     EXPECT_EQ(found, 1) << c.label;
   }
-  for (const char* v : {"16", "8", "4"}) EXPECT_GT(widths[v], 0) << "no case packs " << v << " nibbles per column";
+  for (const char* form : {"transpose16", "transpose8", "transpose4", "rows16", "rows8", "rows4"})
+    EXPECT_GT(widths[form], 0) << "no case packs nibbles in the form " << form;
   run_batch(*e, packed, true, "tiled");
   run_batch(*e, packed, true);
   for (size_t off : {size_t{1}, size_t{2}, size_t{3}})

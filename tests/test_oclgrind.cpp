@@ -172,6 +172,10 @@ std::vector<Sweep> sweep_cases() {
                   with_params({}, {{Param::dst_scale, ParamValues{ramp(20 * 4, 0.02f, 0.011f), 1, 8, 0}}})), 0, 0},
       {converting(make_case(F("b_fs_yx_fsv16"), F("bfyx"), {2, 16, 2, 16}, T::i8, T::i4, {}, {}, {}, {0, 0, 0, 2}),
                   modes(Rounding::nearest_even, Overflow::wrap)), 1, 0},
+      // ... and its vector rows: a type compressed in place, groups of scales, padding rows of zeros.
+      {converting(make_case(F("oiyx"), F("oiyx"), {24, 96, 1, 1}, T::f16, T::u4),
+                  with_params({}, {{Param::dst_scale, ParamValues{ramp(24 * 3, 0.01f, 0.003f), 1, 32, 0}}})), 0, 1},
+      {make_case(F("bfyx"), F("bfyx"), {2, 3, 5, 16}, T::f32, T::i4, {}, {}, {0, 0, 1, 0}, {0, 1, 0, 0}), 1, 0},
   };
 }
 
