@@ -205,8 +205,7 @@ std::string convert_types(DataType from, DataType to, const Conversion& conv, st
   if (is_nibble(from) || is_nibble(to)) {
     // u4 and i4 values travel in u8 and i8, which hold them exactly; a 4-bit destination takes the 8-bit
     // result clamped to its range or reduced to its low 4 bits (sign-extended), as the host's store_nibble().
-    // Vectors of them only as a destination's values (tiled's transposes pack them after the conversion).
-    if (width != 1 && is_nibble(from)) throw Error("internal: a vector conversion from 4-bit elements");
+    // Vectors of them are 8-bit lanes (tiled unpacks loads before and packs stores after the conversion).
     auto carrier = [](DataType t) { return t == DataType::u4 ? DataType::u8 : t == DataType::i4 ? DataType::i8 : t; };
     const std::string x = convert_types(carrier(from), carrier(to), conv, v, width, nan);
     if (!is_nibble(to)) return x;

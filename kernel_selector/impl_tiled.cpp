@@ -310,6 +310,15 @@ std::string nibble_store(int vec, const std::string& value, const std::string& a
                      "(__global uchar*)dst + ((" + at + ") >> 1)", align);
 }
 
+// V source elements from element offset `off`: a vector load, or for u4 and i4 V / 2 bytes unpacked to 8-bit
+// lanes (`off` even: make_plan()). `packable`: as uints where the base allows (pack_of(), and for u4 and i4 a
+// multiple of 8 nibbles).
+std::string src_vector(DataType t, int vec, const std::string& off, bool packable) {
+  if (!is_nibble(t)) return vload_expr(t, vec, "src + " + off, packable);
+  return std::string(t == DataType::i4 ? "cr_nib_unpack_i" : "cr_nib_unpack_u") + num(vec) + "(" +
+         vload_expr(DataType::u8, vec / 2, "(__global const uchar*)src + ((" + off + ") >> 1)", packable) + ")";
+}
+
 // V x V register transpose: V vector loads along B (source-dense), V vector stores along A
 // (destination-dense). Rows of padding load as zero; padding columns store zero. `src_packable`: the load
 // offsets outside ib are multiples of pack_of(source type) elements.
@@ -350,12 +359,12 @@ std::vector<std::string> transpose_loops(const ReorderParams& p, const Permutati
       ok = {row_ok.back()};
     }
     // Rows are converted as loaded, while they are whole vectors; the transpose then moves destination values.
-    const std::string at = "src + s_off + ib + " + a.src_offset(row);
-    std::string load = vload_expr(p.src.data_type(), vec, at, src_packable);
+    const std::string off = "s_off + ib + " + a.src_offset(row);
+    std::string load = src_vector(p.src.data_type(), vec, off, src_packable);
     if (!readable.empty()) {
       std::string each;
       for (int j = 0; j < vec; ++j)
-        each += std::string(j ? ", " : "") + "rd" + num(j) + " ? (" + at + ")[" + num(j) + "] : (" + st + ")0";
+        each += std::string(j ? ", " : "") + "rd" + num(j) + " ? SRC_AT(" + off + " + " + num(j) + ") : (" + st + ")0";
       load = "(rd ? " + load + " : (" + st + V + ")(" + each + "))";
     }
     rows.push_back("r" + num(i));
@@ -462,7 +471,7 @@ std::vector<std::string> row_loops(const ReorderParams& p, const Permutation& pe
   }
   // Lane k of a row's vector sits at A position ia + k of row ib.
   const auto along_a = [](int lane) { return std::make_pair("ia + " + num(lane), std::string("ib")); };
-  const std::string load = convert_at(p, perm, vload_expr(p.src.data_type(), vec, "src + s_off + " + b.src_offset("ib") + " + ia", src_packable),
+  const std::string load = convert_at(p, perm, src_vector(p.src.data_type(), vec, "s_off + " + b.src_offset("ib") + " + ia", src_packable),
                                       vec, a, b, along_a, &a);
   if (!ok.empty()) body.push_back("  const bool ok = " + join_and(ok) + ";");
   // Sums along B or none: a row's values are added lane by lane in a type just wide enough, then widened and
@@ -587,14 +596,22 @@ TiledPlan make_plan(const ReorderParams& p) {
   chunk(b, tile_size(b.length(), std::max<int64_t>(16, cfg.tile / a.length())), grid);
   // A u4 or i4 destination is converted as vectors of 8-bit values and packed into V / 2 bytes per column
   // (transpose_loops()) or row (row_loops(), rows without a tail), with padding stored as zero and no sums;
-  // otherwise 4-bit types go through the scalar loops: their vectors would address half bytes.
-  const bool nib_dst = is_nibble(p.dst.data_type());
-  if (is_nibble(p.src.data_type()) || (nib_dst && (p.conversion.padding != Padding::zero || p.conversion.compensation.present())))
+  // a u4 or i4 source is loaded as V / 2 bytes unpacked to 8-bit lanes where every vector starts on a
+  // byte (even strides and base outside the vector's run, which starts at a multiple of V), in rows without
+  // a tail. Otherwise 4-bit types go through the scalar loops: their vectors would address half bytes.
+  const bool nib_dst = is_nibble(p.dst.data_type()), nib_src = is_nibble(p.src.data_type());
+  auto whole_bytes = [&](const Run& run) {
+    std::vector<PermDigit> outside = grid;
+    outside.insert(outside.end(), run.digits.begin(), run.digits.end());
+    return !nib_src || strides_multiple_of(tp.perm, outside, 2, &PermDigit::src_stride);
+  };
+  const bool tail = prefix_row(a, tp.perm, p.conversion.padding) != nullptr;
+  if (nib_dst && (p.conversion.padding != Padding::zero || p.conversion.compensation.present()))
     tp.vec = 1;
-  else if (!tp.a_src_dense && !b.digits.empty() &&
+  else if (!tp.a_src_dense && !b.digits.empty() && whole_bytes(a) &&
            (tp.vec = vector_width(a, b, tp.perm, static_cast<int64_t>(unit_bytes(p.dst.data_type())))) > 1)
     tp.form = TiledPlan::Form::transpose;
-  else if (tp.a_src_dense && !(nib_dst && prefix_row(a, tp.perm, p.conversion.padding)) &&
+  else if (tp.a_src_dense && !((nib_dst || nib_src) && tail) && whole_bytes(b) &&
            (tp.vec = row_width(a, tp.perm, p.conversion.padding)) > 1)
     tp.form = TiledPlan::Form::rows;
   else
@@ -673,7 +690,7 @@ class TiledReorder : public ReorderImpl {
       return StoreAlign{strides_multiple_of(perm, outside, pack_of(p.dst.data_type()), &PermDigit::dst_stride),
                         streams && strides_multiple_of(perm, outside, width, &PermDigit::dst_stride)};
     };
-    const int64_t src_pack = pack_of(p.src.data_type());
+    const int64_t src_pack = is_nibble(p.src.data_type()) ? 8 : pack_of(p.src.data_type());
     // Packed u4 and i4 bytes go as uints where every store starts at a multiple of 8 nibbles.
     const StoreAlign nibble_align{strides_multiple_of(perm, outside, 8, &PermDigit::dst_stride), false};
     if (tp.form == TiledPlan::Form::transpose)

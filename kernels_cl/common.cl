@@ -407,6 +407,34 @@ static inline uchar4 cr_nib_pack8(uchar8 n) { return (n.even & (uchar)15) | (n.o
 static inline uchar8 cr_nib_pack16(uchar16 n) { return (n.even & (uchar)15) | (n.odd << 4); }
 #endif
 
+// The mirror image: V / 2 bytes unpacked to V lanes, the low nibble first (u4 0..15; i4 sign-extended,
+// -8..7), the sources of tiled's vector forms: the nibbles split with vector operations, then interleaved
+// component by component (no sub-vector swizzles, so Oclgrind's -O0 check takes them in every build).
+static inline uchar4 cr_nib_unpack_u4(uchar2 b) {
+  const uchar2 lo = b & (uchar)15, hi = b >> (uchar)4;
+  return (uchar4)(lo.s0, hi.s0, lo.s1, hi.s1);
+}
+static inline uchar8 cr_nib_unpack_u8(uchar4 b) {
+  const uchar4 lo = b & (uchar)15, hi = b >> (uchar)4;
+  return (uchar8)(lo.s0, hi.s0, lo.s1, hi.s1, lo.s2, hi.s2, lo.s3, hi.s3);
+}
+static inline uchar16 cr_nib_unpack_u16(uchar8 b) {
+  const uchar8 lo = b & (uchar)15, hi = b >> (uchar)4;
+  return (uchar16)(lo.s0, hi.s0, lo.s1, hi.s1, lo.s2, hi.s2, lo.s3, hi.s3, lo.s4, hi.s4, lo.s5, hi.s5, lo.s6, hi.s6, lo.s7, hi.s7);
+}
+static inline char4 cr_nib_unpack_i4(uchar2 b) {
+  const char2 lo = as_char2(b << (uchar)4) >> (char)4, hi = as_char2(b) >> (char)4;
+  return (char4)(lo.s0, hi.s0, lo.s1, hi.s1);
+}
+static inline char8 cr_nib_unpack_i8(uchar4 b) {
+  const char4 lo = as_char4(b << (uchar)4) >> (char)4, hi = as_char4(b) >> (char)4;
+  return (char8)(lo.s0, hi.s0, lo.s1, hi.s1, lo.s2, hi.s2, lo.s3, hi.s3);
+}
+static inline char16 cr_nib_unpack_i16(uchar8 b) {
+  const char8 lo = as_char8(b << (uchar)4) >> (char)4, hi = as_char8(b) >> (char)4;
+  return (char16)(lo.s0, hi.s0, lo.s1, hi.s1, lo.s2, hi.s2, lo.s3, hi.s3, lo.s4, hi.s4, lo.s5, hi.s5, lo.s6, hi.s6, lo.s7, hi.s7);
+}
+
 // The argument list every reorder kernel takes (the selector's contract, see KernelData): source and
 // destination buffers and their element offsets, then the buffers of run-time parameter values. SRC_T,
 // DST_T, IDX_T and CR_VALUE_ARGS come from each kernel's #defines.

@@ -419,6 +419,39 @@ TEST(Device, FourBitTransposes) {
   for (size_t off : {size_t{1}, size_t{2}, size_t{3}})
     for (size_t k : {size_t{0}, size_t{1}})
       EXPECT_EQ(run_case_all(*e, packed[k], true, "tiled", 0, off, 11), "") << packed[k].label << ", destination byte offset " << off;
+  // u4 and i4 sources: V / 2 bytes loaded and unpacked to 8-bit lanes (i4 sign-extended) in the same forms,
+  // where every vector starts on a byte; columns of destination padding that the source lacks read lane by
+  // lane; both sides packed at once; a weights dequantization with groups; odd strides stay scalar.
+  const std::vector<Case> unpacked = {
+      make_case(F("b_fs_yx_fsv16"), F("bfyx"), {2, 32, 4, 16}, T::i4, T::f16),
+      make_case(F("bfyx"), F("byxf"), {2, 24, 2, 8}, T::u4, T::f32),
+      make_case(F("bfyx"), F("byxf"), {1, 16, 2, 14}, T::u4, T::f16, {}, {}, {0, 0, 0, 2}),
+      converting(make_case(F("bfyx"), F("byxf"), {2, 16, 4, 16}, T::u4, T::i4), modes(Rounding::nearest_even, Overflow::wrap)),
+      converting(make_case(F("oiyx"), F("oiyx"), {24, 96, 1, 1}, T::i4, T::f16),
+                 with_params({}, {{Param::src_scale, ParamValues{ramp(24 * 3, 0.01f, 0.003f), 1, 32, 0}},
+                                  {Param::src_zero_point, {{-1}, -1}}})),
+      make_case(F("bfyx"), F("bfyx"), {2, 3, 4, 8}, T::i4, T::i8, {}, {}, {}, {0, 1, 0, 0}),
+  };
+  // Calls of common.cl's unpacking functions in the generated loops (their definitions take a uchar vector).
+  auto unpack_calls = [](const std::string& code) {
+    int calls = 0;
+    for (size_t at = code.find("cr_nib_unpack_"); at != std::string::npos; at = code.find("cr_nib_unpack_", at + 1))
+      if (code.compare(code.find('(', at) + 1, 5, "uchar") != 0) ++calls;
+    return calls;
+  };
+  std::map<std::string, int> unpacks;
+  for (const Case& c : unpacked) {
+    const std::string code = plan_reorder(e->info(), c.src, c.dst, "tiled", c.conversion).source.code;
+    const std::string form = code.find("const bool ok = ") != std::string::npos ? "rows" : "transpose";
+    EXPECT_GT(unpack_calls(code), 0) << c.label;
+    if (unpack_calls(code) > 0) ++unpacks[form];
+  }
+  for (const char* form : {"transpose", "rows"}) EXPECT_GT(unpacks[form], 0) << "no case unpacks nibbles in the form " << form;
+  run_batch(*e, unpacked, true, "tiled");
+  run_batch(*e, unpacked, true);
+  const Case odd = make_case(F("bfyx"), F("byxf"), {2, 16, 2, 16}, T::u4, T::f32, {0, 0, 0, 0}, {0, 0, 0, 1});
+  EXPECT_EQ(unpack_calls(plan_reorder(e->info(), odd.src, odd.dst, "tiled").source.code), 0);
+  EXPECT_EQ(run_case_all(*e, odd, true, "tiled"), "") << odd.label;
   const Case kept = converting(packed[0], modes(Rounding::nearest_even, Overflow::saturate, Padding::keep));
   const Case summed = converting(make_case(F("oiyx"), F("os_is_yx_isv16_osv16"), {32, 32, 1, 1}, T::f32, T::i4),
                                  with_compensation(with_params({}, {{Param::dst_scale, {{0.05f}, -1}}}), 0));

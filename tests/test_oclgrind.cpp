@@ -176,6 +176,12 @@ std::vector<Sweep> sweep_cases() {
       {converting(make_case(F("oiyx"), F("oiyx"), {24, 96, 1, 1}, T::f16, T::u4),
                   with_params({}, {{Param::dst_scale, ParamValues{ramp(24 * 3, 0.01f, 0.003f), 1, 32, 0}}})), 0, 1},
       {make_case(F("bfyx"), F("bfyx"), {2, 3, 5, 16}, T::f32, T::i4, {}, {}, {0, 0, 1, 0}, {0, 1, 0, 0}), 1, 0},
+      // u4 and i4 sources loaded as bytes and unpacked: a transpose from blocks, columns of destination padding
+      // the source lacks (read nibble by nibble), rows of a dequantization with groups.
+      {make_case(F("b_fs_yx_fsv16"), F("bfyx"), {2, 32, 2, 16}, T::i4, T::f16), 3, 1},
+      {make_case(F("bfyx"), F("byxf"), {1, 16, 2, 14}, T::u4, T::f16, {}, {}, {0, 0, 0, 2}), 0, 0},
+      {converting(make_case(F("oiyx"), F("oiyx"), {24, 96, 1, 1}, T::i4, T::f32),
+                  with_params({}, {{Param::src_scale, ParamValues{ramp(24 * 3, 0.01f, 0.003f), 1, 32, 0}}})), 1, 1},
   };
 }
 
