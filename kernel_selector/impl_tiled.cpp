@@ -302,12 +302,14 @@ int vector_width(const Run& a, const Run& b, const Permutation& perm, int64_t by
   return 1;
 }
 
-// A column of `vec` u4 or i4 values (8-bit lanes from the transpose) packed two to a byte, the lower offset in
-// the low nibble, stored at nibble offset `at` (even: nibble_pairs()). `align`: the packed bytes may go as
-// uints where the destination's base allows (at a multiple of 8 nibbles).
-std::string nibble_store(int vec, const std::string& value, const std::string& at, StoreAlign align) {
+// Stores `value`, `vec` destination elements, at element offset `off`: a vector store (`align`), or for u4
+// and i4 (8-bit lanes) packed two to a byte, the lower offset in the low nibble (`off` even: nibble_pairs()),
+// as uints where `nibble_align` allows (a multiple of 8 nibbles).
+std::string dst_vector_store(DataType t, int vec, const std::string& value, const std::string& off, StoreAlign align,
+                             StoreAlign nibble_align) {
+  if (!is_nibble(t)) return vstore_stmt(t, vec, value, "dst + " + off, align);
   return vstore_stmt(DataType::u8, vec / 2, "cr_nib_pack" + num(vec) + "(as_uchar" + num(vec) + "(" + value + "))",
-                     "(__global uchar*)dst + ((" + at + ") >> 1)", align);
+                     "(__global uchar*)dst + ((" + off + ") >> 1)", nibble_align);
 }
 
 // V source elements from element offset `off`: a vector load, or for u4 and i4 V / 2 bytes unpacked to 8-bit
@@ -327,7 +329,7 @@ std::string src_vector(DataType t, int vec, const std::string& off, bool packabl
 // columns (rd_j) and loads whole vectors only when all are readable, else element by element.
 // With Padding::keep padding columns are not stored, and a column whose rows include padding stores its
 // valid elements one by one (whole vectors where every row is valid: all but the tiles at a tail).
-// A u4 or i4 destination's columns are packed (nibble_store(), aligned as `nibble_align` says).
+// A u4 or i4 destination's columns are packed (dst_vector_store(), aligned as `nibble_align` says).
 std::vector<std::string> transpose_loops(const ReorderParams& p, const Permutation& perm, const Run& a, const Run& b,
                                          int vec, bool src_packable, StoreAlign align, StoreAlign nibble_align, const TileSums& ts) {
   const std::string V = num(vec), dt = cl_type(p.dst.data_type()) + V, st = cl_type(p.src.data_type());
@@ -388,8 +390,7 @@ std::vector<std::string> transpose_loops(const ReorderParams& p, const Permutati
       body.push_back("    const " + dt + " c" + num(j) + " = " + value + ";");
       value = "c" + num(j);
     }
-    std::string store = is_nibble(p.dst.data_type()) ? nibble_store(vec, value, "d_off + " + b.dst_offset(column) + " + ia", nibble_align)
-                                                      : vstore_stmt(p.dst.data_type(), vec, value, at, align);
+    std::string store = dst_vector_store(p.dst.data_type(), vec, value, "d_off + " + b.dst_offset(column) + " + ia", align, nibble_align);
     if (!row_ok.empty()) {
       if (row_ok.size() != static_cast<size_t>(vec)) throw Error("internal: tiled's row masks cover some rows of a step only");
       std::string each;
@@ -450,7 +451,7 @@ std::string mask_type(DataType t) {
 
 // A is dense in both layouts: each of the |B| rows is |A| elements copied with vector loads and stores.
 // `src_packable`: the load offsets outside ia are multiples of pack_of(source type) elements. A u4 or i4
-// destination's rows are packed (nibble_store(), aligned as `nibble_align` says; make_plan() gives them no tail).
+// destination's rows are packed (dst_vector_store(), aligned as `nibble_align` says; make_plan() gives them no tail).
 std::vector<std::string> row_loops(const ReorderParams& p, const Permutation& perm, const Run& a, const Run& b, int vec,
                                    bool src_packable, StoreAlign align, StoreAlign nibble_align, const TileSums& ts) {
   const std::string V = num(vec), dt = cl_type(p.dst.data_type()) + V;
@@ -513,8 +514,7 @@ std::vector<std::string> row_loops(const ReorderParams& p, const Permutation& pe
     body.push_back("    const " + dt + " c = " + value + ";");
     value = "c";
   }
-  body.push_back("    " + (is_nibble(p.dst.data_type()) ? nibble_store(vec, value, "d_off + " + b.dst_offset("ib") + " + ia", nibble_align)
-                                                         : vstore_stmt(p.dst.data_type(), vec, value, "dst + d_off + " + b.dst_offset("ib") + " + ia", align)));
+  body.push_back("    " + dst_vector_store(p.dst.data_type(), vec, value, "d_off + " + b.dst_offset("ib") + " + ia", align, nibble_align));
   if (row_sum) body.push_back("    cr_r += convert_" + wide + "(c);");
   else if (ts.present) body.push_back("    " + add_to_sums(ts, value, vec, "ia", "ib"));
   body.push_back("  }");
