@@ -237,6 +237,12 @@ const FusedCase kFusedCases[] = {
      [](const Layout& d) { return with({{Param::dst_scale, {fused_ramp(d.dims()[1], 0.02f, 0.001f), 1}}}); }},
     {{"os_is_yx_isv16_osv16", "oiyx", "256,256,3,3", "i8", "f16"}, "", "--src-scale S0,..,S255 --quant-axis o",
      [](const Layout& d) { return with({{Param::src_scale, {fused_ramp(d.dims()[0], 0.02f, 0.001f), 0}}}); }},
+    // Same layout both sides: the parameters' axes stay apart in the kernel (an LLM's weights dequantized in
+    // place of their packing, per group and per row).
+    {{"oiyx", "oiyx", "4096,4096,1,1", "i8", "f16"}, "", "--src-scale @FILE (131072 values, a buffer) --quant-axis o,i --quant-group 128",
+     [](const Layout& d) { return with({{Param::src_scale, {fused_ramp(d.dims()[0] * d.dims()[1] / 128, 0.02f, 0.001f), 1, 128, 0, true}}}); }},
+    {{"bfyx", "bfyx", "8,64,56,56", "f32", "i8"}, "", "--dst-scale S0,..,S63 --quant-axis f",
+     [](const Layout& d) { return with({{Param::dst_scale, {fused_ramp(d.dims()[1], 0.02f, 0.001f), 1}}}); }},
 };
 
 // `--fused`: the fused cases beside their plain conversions, interleaved launch by launch (bench_reorders()).

@@ -667,6 +667,37 @@ TEST(Device, GroupsAlignedToTheVectorReadOnce) {
   EXPECT_NE(steps.find("select((float8)"), std::string::npos) << steps;
 }
 
+// Per-index parameters keep their axes apart, so a dense tensor's rows stay rows: where a row is longer than
+// tiled's tile and is cut into chunks, a work-item takes one chunk of one row (a tile of rows a row apart ran
+// at a quarter of the speed). Chunks that end inside a group, a vector that starts between two groups, a
+// source padded where the destination is not, 4-bit destinations and compensation sums; forced tiled and as
+// the selector chooses, on random bits, and the plan's form in the source.
+TEST(Device, RowsLongerThanATileWithPerIndexParameters) {
+  REQUIRE_DEVICE(e);
+  using T = DataType;
+  auto F = [](const char* name) { return Format::parse(name); };
+  auto per_group = [](Param q, int64_t o, int64_t i, int64_t g) {
+    return with_params({}, {{q, ParamValues{ramp(static_cast<size_t>(o * ((i + g - 1) / g)), 0.5f, 0.013f), 1, g, 0}}});
+  };
+  // 600 = 3 chunks of 200: groups of 128 end inside chunks and vectors (200 = 12.5 vectors of 16).
+  const Case groups = converting(make_case(F("oiyx"), F("oiyx"), {6, 600, 1, 1}, T::i8, T::f16), per_group(Param::src_scale, 6, 600, 128));
+  const Case rows = converting(make_case(F("oiyx"), F("oiyx"), {5, 1000, 1, 1}, T::f32, T::i8),
+                               with_compensation(with_params({}, {{Param::dst_scale, ParamValues{ramp(5, 0.05f, 0.01f), 0}}}), 0));
+  const Case padded = converting(make_case(F("bfyx"), F("bfyx"), {1, 3, 2, 700}, T::f16, T::f32, {0, 0, 1, 1}, {0, 0, 0, 3}),
+                                 with_params({}, {{Param::mul, ParamValues{{0.5f, 2.0f, -1.0f}, 1}}}));
+  const Case nibbles = converting(make_case(F("oiyx"), F("oiyx"), {4, 1024, 1, 1}, T::f16, T::u4), per_group(Param::dst_scale, 4, 1024, 128));
+  run_batch(*e, {groups, rows, padded, nibbles}, true, "tiled");
+  run_batch(*e, {groups, rows, padded, nibbles}, true);
+  const char* tuning = std::getenv("CLREORDER_TUNING");
+  if (tuning && std::string(tuning) != "cpu") return;  // the form checked is the CPU tiles'
+  DeviceInfo cpu = e->info();
+  cpu.type = "cpu";
+  for (const Case& c : {groups, rows, padded, nibbles}) {
+    const std::string code = KernelSelector::instance().select(ReorderParams{c.src, c.dst, cpu, c.conversion}, "tiled").source.code;
+    EXPECT_NE(code.find("for (IDX_T ib = 0; ib < 1; ++ib)"), std::string::npos) << c.label << "\n" << code;
+  }
+}
+
 // Issue 16's zero-point compensation: the sums of the quantized values per output channel (and group) beside
 // the destination, in the same reorder; every family (blocked weights with tails on both block axes, int8
 // multi-level blocks, grouped weights, padded data, a reshape, a strided view, a TPU layout, kept padding),

@@ -110,6 +110,10 @@ std::vector<Sweep> sweep_cases() {
                                    {Param::dst_zero_point, ParamValues{{7}, -1}}})), 1, 0},
       {converting(make_case(F("bfyx"), F("byxf"), {2, 16, 2, 64}, T::f32, T::i8),
                   with_params({}, {{Param::src_scale, ParamValues{ramp(16 * 16, 0.5f, 0.25f), 3, 4, 1}}})), 0, 1},
+      // Rows longer than the CPU tiles' 256 kept apart by per-index parameters: a work-item takes one chunk of
+      // a row (600 = 3 x 200), groups of 128 ending inside chunks and vectors, offsets on both sides.
+      {converting(make_case(F("oiyx"), F("oiyx"), {3, 600, 1, 1}, T::i8, T::f16),
+                  with_params({}, {{Param::src_scale, ParamValues{ramp(3 * 5, 0.5f, 0.25f), 1, 128, 0}}})), 1, 3},
       // Padding kept (issue 16): tails inside the vector rows (stored lane by lane), padding on the grid axes.
       {converting(make_case(F("bfyx"), F("b_fs_yx_fsv16"), {2, 19, 3, 8}, T::f32, T::f16, {}, {}, {0, 0, 1, 0}, {0, 0, 0, 1}),
                   modes(Rounding::nearest_even, Overflow::saturate, Padding::keep)), 0, 1},
