@@ -669,7 +669,7 @@ TEST(Device, GroupsAlignedToTheVectorReadOnce) {
 
 // Per-index parameters keep their axes apart, so a dense tensor's rows stay rows: where a row is longer than
 // tiled's tile and is cut into chunks, a work-item takes one chunk of one row (a tile of rows a row apart ran
-// at a quarter of the speed). Chunks that end inside a group, a vector that starts between two groups, a
+// at a quarter of the speed). Chunks that end inside a group, vectors that span two groups, a
 // source padded where the destination is not, 4-bit destinations and compensation sums; forced tiled and as
 // the selector chooses, on random bits, and the plan's form in the source.
 TEST(Device, RowsLongerThanATileWithPerIndexParameters) {
