@@ -25,8 +25,10 @@ bool all_axis_letters(const std::string& s) {
   return !s.empty() && std::all_of(s.begin(), s.end(), is_axis_letter);
 }
 
-bool all_digits(const std::string& s) {
-  return !s.empty() && s.size() <= 9 && std::all_of(s.begin(), s.end(), [](char c) { return std::isdigit(c); });
+// At most `digits` of them, so std::stoll cannot overflow; alignments take 10, since several suffixes on one
+// axis multiply up to 2^31 and name() writes their product as one (2147483648 has 10 digits).
+bool all_digits(const std::string& s, size_t digits = 9) {
+  return !s.empty() && s.size() <= digits && std::all_of(s.begin(), s.end(), [](char c) { return std::isdigit(c); });
 }
 
 [[noreturn]] void fail(const std::string& name, const std::string& why) {
@@ -159,7 +161,7 @@ Format Format::parse(const std::string& name) {
 
   for (size_t k = 1; k < parts.size(); ++k) {
     const std::string& p = parts[k];
-    if (p.size() < 3 || p[0] != 'a' || !is_axis_letter(p[1]) || !all_digits(p.substr(2)))
+    if (p.size() < 3 || p[0] != 'a' || !is_axis_letter(p[1]) || !all_digits(p.substr(2), 10))
       fail(name, "unknown alignment suffix '__" + p + "' (expected e.g. __ai32)");
     int d = -1;
     for (size_t i = 0; i < f.dims_.size(); ++i)

@@ -115,6 +115,12 @@ TEST(Grammar, MalformedNamesFailNamingTheOffendingPart) {
     EXPECT_NE(msg.find("'" + c.name + "'"), std::string::npos) << c.name << ": " << msg;
     EXPECT_NE(msg.find(c.must_contain), std::string::npos) << c.name << ": " << msg;
   }
+  // Alignments on one axis multiply; name() writes the product as one suffix, which must parse back (the
+  // fuzzer found 321216 x 3212 = 1031745792, ten digits, refused once written as one).
+  const Format twice = Format::parse("giy_xs_os_xsv2_osv16__ao321216__ao3212");
+  EXPECT_EQ(Format::parse(twice.name()), twice) << twice.name();
+  EXPECT_NE(error_of([] { Format::parse("bfyx__ab2147483649"); }).find("more than 2^31"), std::string::npos);
+  EXPECT_NE(error_of([] { Format::parse("bfyx__ab12345678901"); }).find("unknown alignment suffix"), std::string::npos);
   EXPECT_NE(error_of([] { format_from_name("nv12"); }).find("not supported"), std::string::npos);
   EXPECT_NE(error_of([] { format_from_name("winograd_2x3_s1_data"); }).find("not supported"), std::string::npos);
 }
