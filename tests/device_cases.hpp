@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -354,6 +355,20 @@ inline Conversion with_compensation(Conversion c, int axis, int outer = -1) {
 inline Case make_case(const Format& s, const Format& d, const Dims& shape, DataType st = DataType::f32,
                DataType dt = DataType::f32, Dims slo = {}, Dims sup = {}, Dims dlo = {}, Dims dup = {}) {
   return case_of(Layout(s, st, shape, slo, sup), Layout(d, dt, shape, dlo, dup));
+}
+
+/// Whether CLREORDER_TUNING leaves CPU devices their own tiles: the forms tests look for in the generated
+/// source (cpu_source()) are the CPU tiles'.
+inline bool cpu_tiles_apply() {
+  const char* tuning = std::getenv("CLREORDER_TUNING");
+  return !tuning || std::string(tuning) == "cpu";
+}
+
+/// The source implementation `impl` generates for the case on this device taken as a CPU (the CPU tiles).
+inline std::string cpu_source(const Engine& e, const Case& c, const std::string& impl) {
+  DeviceInfo cpu = e.info();
+  cpu.type = "cpu";
+  return KernelSelector::instance().select(ReorderParams{c.src, c.dst, cpu, c.conversion}, impl).source.code;
 }
 
 /// Why implementation `impl` declines the case on this device ("" when it accepts).

@@ -646,11 +646,8 @@ TEST(Device, GroupsAlignedToTheVectorReadOnce) {
   const Case staged_steps = converting(make_case(F("oiyx"), F("os_is_yx_osv16_isv4"), {20, 36, 1, 1}, T::f32, T::i8), groups(20, 36, 8));
   run_batch(*e, {staged, converting(staged, groups(20, 24, 6)), staged_steps}, true, "staged");
   run_batch(*e, {aligned, across, halves, staged}, true);
-  const char* tuning = std::getenv("CLREORDER_TUNING");
-  if (tuning && std::string(tuning) != "cpu") return;  // the forms below are the CPU tiles'
-  DeviceInfo cpu = e->info();
-  cpu.type = "cpu";
-  auto code = [&](const Case& c) { return KernelSelector::instance().select(ReorderParams{c.src, c.dst, cpu, c.conversion}, "tiled").source.code; };
+  if (!cpu_tiles_apply()) return;
+  auto code = [&](const Case& c) { return cpu_source(*e, c, "tiled"); };
   const std::string one = code(aligned), two = code(across), both = code(halves), off = code(shifted);
   EXPECT_NE(off.find("select((float4)"), std::string::npos) << off;
   EXPECT_EQ(one.find("select((float"), std::string::npos) << one;
@@ -658,11 +655,10 @@ TEST(Device, GroupsAlignedToTheVectorReadOnce) {
   EXPECT_NE(two.find("select((float"), std::string::npos) << two;
   EXPECT_NE(both.find(") + 8)) / 8]"), std::string::npos) << both;
   EXPECT_EQ(both.find(") + 1)) / 8]"), std::string::npos) << both;
-  const std::string st = KernelSelector::instance().select(ReorderParams{staged.src, staged.dst, cpu, staged.conversion}, "staged").source.code;
+  const std::string st = cpu_source(*e, staged, "staged");
   EXPECT_NE(st.find("vload8"), std::string::npos) << st;
   EXPECT_EQ(st.find("select((float"), std::string::npos) << st;
-  const std::string steps =
-      KernelSelector::instance().select(ReorderParams{staged_steps.src, staged_steps.dst, cpu, staged_steps.conversion}, "staged").source.code;
+  const std::string steps = cpu_source(*e, staged_steps, "staged");
   EXPECT_NE(steps.find("it * 12"), std::string::npos) << steps;
   EXPECT_NE(steps.find("select((float8)"), std::string::npos) << steps;
 }
@@ -688,12 +684,9 @@ TEST(Device, RowsLongerThanATileWithPerIndexParameters) {
   const Case nibbles = converting(make_case(F("oiyx"), F("oiyx"), {4, 1024, 1, 1}, T::f16, T::u4), per_group(Param::dst_scale, 4, 1024, 128));
   run_batch(*e, {groups, rows, padded, nibbles}, true, "tiled");
   run_batch(*e, {groups, rows, padded, nibbles}, true);
-  const char* tuning = std::getenv("CLREORDER_TUNING");
-  if (tuning && std::string(tuning) != "cpu") return;  // the form checked is the CPU tiles'
-  DeviceInfo cpu = e->info();
-  cpu.type = "cpu";
+  if (!cpu_tiles_apply()) return;
   for (const Case& c : {groups, rows, padded, nibbles}) {
-    const std::string code = KernelSelector::instance().select(ReorderParams{c.src, c.dst, cpu, c.conversion}, "tiled").source.code;
+    const std::string code = cpu_source(*e, c, "tiled");
     EXPECT_NE(code.find("for (IDX_T ib = 0; ib < 1; ++ib)"), std::string::npos) << c.label << "\n" << code;
   }
 }
@@ -773,15 +766,12 @@ TEST(Device, CompensationSums) {
        "const DST_T c = ", "cr_s[ib] += (uint)(c);"},
       {converting(make_case(F("bfyx"), F("b_fs_yx_fsv16"), {2, 19, 5, 7}, T::u32, T::u32), with_compensation(keep, 0)),
        "const DST_T c = ", "cr_acc += (uint)(c);"}};
-  const char* tuning = std::getenv("CLREORDER_TUNING");
-  DeviceInfo cpu = e->info();
-  cpu.type = "cpu";
   std::vector<Case> tiled_cases;
   for (const Tiled& t : tiled) {
     tiled_cases.push_back(t.c);
     EXPECT_EQ(reason_of(*e, t.c, "tiled"), "") << t.c.label;
-    if (tuning && std::string(tuning) != "cpu") continue;
-    const std::string code = KernelSelector::instance().select(ReorderParams{t.c.src, t.c.dst, cpu, t.c.conversion}, "tiled").source.code;
+    if (!cpu_tiles_apply()) continue;
+    const std::string code = cpu_source(*e, t.c, "tiled");
     EXPECT_NE(code.find(t.form), std::string::npos) << t.c.label << " (" << t.c.conversion.key() << ")";
     EXPECT_NE(code.find(t.marks), std::string::npos) << t.c.label << " (" << t.c.conversion.key() << ")";
   }
