@@ -5,8 +5,10 @@
 #include <climits>
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 
 #include "clreorder/error.hpp"
+#include "clreorder/reference.hpp"
 #include "permute.hpp"
 
 namespace clreorder {
@@ -189,13 +191,14 @@ namespace {
 // has none to handle (may_give_nan() proved it: saturating float -> 8- or 16-bit integers skip the test).
 enum class NanIn { kept, canonical, none };
 
-// The narrow floats whose conversion from f32 has a _canonical twin (one NaN test for both jobs).
+// The narrow floats whose conversion from f32 has a _canonical twin (one NaN test for both jobs) and a
+// _finite one (no NaN test).
 bool has_canonical_twin(DataType t) { return t == DataType::f16 || t == DataType::bf16 || t == DataType::f8e5m2; }
 
 // `v` (of cl_type(from), or a vector of `width`) converted to `to` by the modes of `conv`, NaNs as `nan` says
-// (NanIn::canonical only from f32).
+// (NanIn::canonical only from f32); `normal`: normal_range() proved every value +-0 or normal in `to`.
 std::string convert_types(DataType from, DataType to, const Conversion& conv, std::string v, int width,
-                          NanIn nan = NanIn::kept) {
+                          NanIn nan = NanIn::kept, bool normal = false) {
   const std::string w = width > 1 ? std::to_string(width) : "", suf = width > 1 ? "_" + w : "";
   if (nan == NanIn::canonical && is_floating(to) && !has_canonical_twin(to)) {
     v = "cr_f32_nan_canonical" + suf + "(" + v + ")";
@@ -207,7 +210,7 @@ std::string convert_types(DataType from, DataType to, const Conversion& conv, st
     // result clamped to its range or reduced to its low 4 bits (sign-extended), as the host's store_nibble().
     // Vectors of them are 8-bit lanes (tiled unpacks loads before and packs stores after the conversion).
     auto carrier = [](DataType t) { return t == DataType::u4 ? DataType::u8 : t == DataType::i4 ? DataType::i8 : t; };
-    const std::string x = convert_types(carrier(from), carrier(to), conv, v, width, nan);
+    const std::string x = convert_types(carrier(from), carrier(to), conv, v, width, nan, normal);
     if (!is_nibble(to)) return x;
     const bool wrap = conv.overflow == Overflow::wrap;
     if (width > 1) {
@@ -222,8 +225,14 @@ std::string convert_types(DataType from, DataType to, const Conversion& conv, st
   const bool rtz = conv.rounding == Rounding::toward_zero;
   // kernels_cl/common.cl's names: _rtz rounds toward zero, _wrap keeps integers modulo 2^bits.
   const std::string r = rtz ? "_rtz" : "", to_int = r + (conv.overflow == Overflow::wrap ? "_wrap" : "") + suf;
-  const std::string canonical = nan == NanIn::canonical && has_canonical_twin(to) ? "_canonical" : "";
-  const std::string narrow = is_floating(to) && size_of(to) <= 2 ? "cr_f32_to_" + std::string(to_string(to)) + r + canonical + suf : "";
+  // A narrow float's conversion in the form the values need: without a NaN test where none can arrive (an
+  // integer source is never NaN), only the normal path where normal_range() proved it.
+  const bool finite = (nan == NanIn::none || !is_floating(from)) && has_canonical_twin(to);
+  const std::string form = normal                        ? "_normal"
+                           : finite                      ? "_finite"
+                           : nan == NanIn::canonical && has_canonical_twin(to) ? "_canonical"
+                                                         : "";
+  const std::string narrow = is_floating(to) && size_of(to) <= 2 ? "cr_f32_to_" + std::string(to_string(to)) + r + form + suf : "";
   // f64 sources convert from double directly (to the narrow floats through f32 rounded to odd when rounding to
   // nearest, so the last rounding is exact; toward zero, truncating twice is truncating once).
   if (from == DataType::f64) {
@@ -282,6 +291,80 @@ bool may_give_nan(const Conversion& conv, DataType from) {
     if (!(bound < 0x1p127)) return true;  // an infinity here may meet a zero or another infinity later
   }
   return false;
+}
+
+// Whether every f32 value a conversion from `from` hands the narrow float `to` is +-0 or of an exponent in
+// its normal range, 2^-14 <= |f| < 2^16: the test of common.cl's _normal conversions, which skip the
+// subnormal, overflow and NaN paths (the normal path's rounding carries values from the largest finite
+// value's tie on into inf; truncating leaves them at the largest finite value). Proven on the host for
+// integer sources of up to 16 bits: without arithmetic from the type's limits (every other value is an
+// integer between them, 0 or at least 1 in magnitude); with it, by running every source value through the
+// steps in their f32 order (apply_operation()), keeping each step's distinct results over all of that
+// parameter's values: a superset of the reachable values where parameters vary on different axes.
+// Parameters from buffers (unknown until run time), float or wider sources and more than kMaxValues values
+// at a step prove nothing.
+bool prove_normal_range(const Conversion& conv, DataType from, DataType to) {
+  if ((to != DataType::f16 && to != DataType::f8e5m2) || is_floating(from) || bits_of(from) > 16) return false;
+  auto bits = [](float f) {
+    uint32_t u;
+    std::memcpy(&u, &f, 4);
+    return u;
+  };
+  auto in_range = [&](float f) {
+    const uint32_t ax = bits(f) & 0x7fffffffu;
+    return ax == 0 || (ax >= 0x38800000u && ax < 0x47800000u);
+  };
+  const int64_t lo = is_unsigned(from) ? 0 : -(int64_t(1) << (bits_of(from) - 1));
+  const int64_t hi = (int64_t(1) << (bits_of(from) - (is_unsigned(from) ? 0 : 1))) - 1;
+  if (!conv.has_arithmetic()) return in_range(static_cast<float>(lo)) && in_range(static_cast<float>(hi));
+  constexpr size_t kMaxValues = size_t(1) << 18;
+  std::vector<float> values;
+  for (int64_t v = lo; v <= hi; ++v) values.push_back(static_cast<float>(v));
+  for (Param q : all_params()) {
+    const ParamValues& pv = conv.param(q);
+    if (!pv.present()) continue;
+    if (pv.from_buffer || pv.values.size() > kMaxValues) return false;
+    std::vector<float> operands;
+    for (float a : pv.values) operands.push_back(operand_of(q, a));
+    std::sort(operands.begin(), operands.end());
+    operands.erase(std::unique(operands.begin(), operands.end()), operands.end());
+    if (values.size() * operands.size() > kMaxValues) return false;
+    std::vector<uint32_t> next;
+    for (float x : values)
+      for (float a : operands) {
+        const float y = apply_operation(q, x, a);
+        if (std::isnan(y)) return false;
+        next.push_back(bits(y));
+      }
+    std::sort(next.begin(), next.end());
+    next.erase(std::unique(next.begin(), next.end()), next.end());
+    values.clear();
+    for (uint32_t u : next) {
+      float f;
+      std::memcpy(&f, &u, 4);
+      values.push_back(f);
+    }
+  }
+  return std::all_of(values.begin(), values.end(), in_range);
+}
+
+// prove_normal_range(), remembered: a kernel asks for each conversion it writes (dozens of times, and each
+// implementation the selector weighs again), and a proof with per-index values takes milliseconds. The last
+// few answers per thread, matched by the whole conversion.
+bool normal_range(const Conversion& conv, DataType from, DataType to) {
+  if (!conv.has_arithmetic()) return prove_normal_range(conv, from, to);
+  struct Known {
+    Conversion conv;
+    DataType from, to;
+    bool normal;
+  };
+  thread_local std::vector<Known> known;
+  for (const Known& k : known)
+    if (k.from == from && k.to == to && k.conv == conv) return k.normal;
+  const bool normal = prove_normal_range(conv, from, to);
+  if (known.size() >= 8) known.erase(known.begin());
+  known.push_back(Known{conv, from, to, normal});
+  return normal;
 }
 
 // The text of a table index.
@@ -396,14 +479,15 @@ std::string param_operand(const ReorderParams& p, Param q, int width, const Coor
 std::string convert_expr(const ReorderParams& p, const std::string& v, int width, const CoordExpr& coord) {
   const DataType from = p.src.data_type(), to = p.dst.data_type();
   const Conversion& conv = p.conversion;
-  if (!conv.has_arithmetic()) return convert_types(from, to, conv, v, width);
+  const bool normal = normal_range(conv, from, to);
+  if (!conv.has_arithmetic()) return convert_types(from, to, conv, v, width, NanIn::kept, normal);
   // The documented order (Conversion::params), one parenthesised operation each: OpenCL C rounds every
   // operation to f32, and common.cl turns FP_CONTRACT off, so none fuses into a multiply-add.
   std::string x = convert_types(from, DataType::f32, Conversion{}, v, width);
   for (Param q : all_params())
     if (conv.param(q).present()) x = "(" + x + " " + applied_operation(q) + " " + param_operand(p, q, width, coord) + ")";
   // Integer destinations make every NaN 0 anyway.
-  return convert_types(DataType::f32, to, conv, x, width, may_give_nan(conv, from) ? NanIn::canonical : NanIn::none);
+  return convert_types(DataType::f32, to, conv, x, width, may_give_nan(conv, from) ? NanIn::canonical : NanIn::none, normal);
 }
 
 std::string value_tables(const Conversion& conv, const TableShapes& shape) {

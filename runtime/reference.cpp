@@ -349,18 +349,20 @@ void write_element(DataType t, void* data, int64_t offset, const void* in) {
   byte = static_cast<uint8_t>((byte & ~(15 << shift)) | ((*static_cast<const uint8_t*>(in) & 15) << shift));
 }
 
-float apply_params(const Conversion& conv, float x, const int64_t* coord, const Dims& dims) {
+float apply_operation(Param p, float x, float a) {
   // One statement per operation: each result is rounded to f32 before the next (no contraction), as the
   // kernels evaluate it (kernels_cl/common.cl turns FP_CONTRACT off).
+  switch (applied_operation(p)) {
+    case '-': return x - a;
+    case '*': return x * a;
+    default: return x + a;
+  }
+}
+
+float apply_params(const Conversion& conv, float x, const int64_t* coord, const Dims& dims) {
   for (Param p : all_params()) {
     const ParamValues& v = conv.param(p);
-    if (!v.present()) continue;
-    const float a = operand_of(p, v.values[static_cast<size_t>(v.index(coord, dims))]);
-    switch (applied_operation(p)) {
-      case '-': x = x - a; break;
-      case '*': x = x * a; break;
-      default: x = x + a; break;
-    }
+    if (v.present()) x = apply_operation(p, x, operand_of(p, v.values[static_cast<size_t>(v.index(coord, dims))]));
   }
   return std::isnan(x) ? float_of(0x7fc00000u) : x;
 }

@@ -238,6 +238,63 @@ TEST(Device, ConversionModesOnEveryPath) {
   }
 }
 
+// The shorter conversions to narrow floats where the host proved the values allow them (codegen.cpp's
+// normal_range(): _normal, only the normal path; _finite, no NaN test) and the full ones where it could not:
+// every value of each integer source up to 16 bits in each of 4 channels, through the selector's kernel and
+// generic, byte-exact against the host. The cases just outside a proof (a scale giving f16 subnormals, one
+// overflowing) fail here if the proof ever says yes to them; u16's 65535, just inside, rounds to inf.
+TEST(Device, ProvenValueRangesPickTheShortConversions) {
+  REQUIRE_DEVICE(e);
+  using T = DataType;
+  const std::vector<float> sub4 = {123.7f, 116.3f, 103.5f, -7.25f}, div4 = {58.4f, 57.1f, 57.4f, 0.3f};
+  const ParamValues from_buffer{{0.02f}, -1, 1, -1, true};
+  struct Proof {
+    T from, to;
+    Conversion conv;
+    const char* form;  // the conversion the kernel must call
+  };
+  const std::vector<Proof> proofs = {
+      {T::u8, T::f16, {}, "cr_f32_to_f16_normal"},
+      {T::i4, T::f16, {}, "cr_f32_to_f16_normal"},
+      {T::i16, T::f8e5m2, {}, "cr_f32_to_f8e5m2_normal"},
+      {T::u16, T::f16, {}, "cr_f32_to_f16_normal"},  // 65535 rounds to inf by the normal path's carry
+      {T::u16, T::f16, modes(Rounding::toward_zero, Overflow::saturate), "cr_f32_to_f16_rtz_normal"},  // 65535 -> 65504
+      {T::i32, T::f16, {}, "cr_f32_to_f16_finite"},
+      {T::u8, T::bf16, {}, "cr_f32_to_bf16_finite"},
+      {T::u8, T::f16, with_params({}, {{Param::sub, {sub4, 1}}, {Param::div, {div4, 1}}}), "cr_f32_to_f16_normal"},
+      {T::i8, T::f16, with_params(modes(Rounding::toward_zero, Overflow::saturate),
+                                  {{Param::src_zero_point, {{3}, -1}}, {Param::src_scale, {{0x1p-10f}, -1}}}),
+       "cr_f32_to_f16_rtz_normal"},
+      {T::u8, T::f16, with_params({}, {{Param::mul, {{0x1p-20f}, -1}}}), "cr_f32_to_f16_finite"},  // subnormals
+      {T::u8, T::f16, with_params({}, {{Param::mul, {{1, 2, 300, 4}, 1}}}), "cr_f32_to_f16_finite"},  // 255 * 300
+      {T::u8, T::f16, with_params({}, {{Param::src_scale, from_buffer}}), "cr_f32_to_f16_canonical"},
+      {T::f32, T::f16, {}, "cr_f32_to_f16("}};
+  for (const Proof& p : proofs) {
+    const int64_t count = bits_of(p.from) >= 32 ? 4096 : int64_t(1) << bits_of(p.from);
+    const Dims shape = {1, 4, count / 64 + (count < 64), std::min<int64_t>(count, 64)};
+    const Case c = converting(make_case(Format::parse("bfyx"), Format::parse("byxf"), shape, p.from, p.to), p.conv);
+    // Channel by channel every value of the type from its lowest (f32: a ramp through the f16 range's edges).
+    std::vector<uint8_t> src(static_cast<size_t>(c.src.bytes()));
+    for_each_coord(c.src.dims(), [&](const Dims& at, int64_t n) {
+      uint8_t element[8];
+      if (p.from == T::f32) {
+        const double v = std::ldexp(1.0 + static_cast<double>(n % 97), static_cast<int>(n % 48) - 30);
+        convert_element(T::f64, &v, T::f32, element);
+      } else {
+        const int64_t v = n % count + (is_unsigned(p.from) ? 0 : -count / 2);
+        convert_element(T::i64, &v, p.from, element);
+      }
+      write_element(p.from, src.data(), c.src.plan().offset(at.data()), element);
+    });
+    const std::string code = plan_reorder(e->info(), c.src, c.dst, "", c.conversion).source.code;
+    EXPECT_NE(code.find(p.form), std::string::npos) << c.label << ": no " << p.form << " in\n" << code;
+    for (const std::string force : {"", "generic"}) {
+      const std::string err = run_case(*e, c, src, force);
+      if (!err.empty()) ADD_FAILURE() << err << (force.empty() ? "" : " [generic]");
+    }
+  }
+}
+
 // Each case forced on every implementation that accepts it (the agnostic one too), on random bits as well; an
 // implementation that accepts none of them fails.
 static void run_on_every_impl(const Engine& e, const std::vector<Case>& cases) {

@@ -53,6 +53,10 @@ void read_element(DataType t, const void* data, int64_t offset, void* out);
 /// changes its own nibble only.
 void write_element(DataType t, void* data, int64_t offset, const void* in);
 
+/// One step of the fused arithmetic: parameter `p`'s applied operation on `x` with operand `a` (operand_of()),
+/// rounded to f32 (the host's proofs about kernel values in kernel_selector/codegen.cpp take it from here too).
+float apply_operation(Param p, float x, float a);
+
 /// The fused arithmetic of `conv` (Conversion::params) on the f32 value `x` of the destination element at
 /// logical coordinate `coord`: each operation rounded to f32 in the documented order; a NaN result is
 /// 0x7fc00000.
