@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <climits>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 
@@ -509,6 +510,64 @@ std::string value_tables(const Conversion& conv, const TableShapes& shape) {
     lines.push_back("__constant float " + table_name(q) + "[" + num(t.size) + "] = {" + values + "};");
   }
   return macro_lines(lines);
+}
+
+ByteTable byte_table(const ReorderParams& p, int lane_axis) {
+  const DataType from = p.src.data_type(), to = p.dst.data_type();
+  const Conversion& conv = p.conversion;
+  if ((from != DataType::u8 && from != DataType::i8) || is_nibble(to) || size_of(to) > 4) return {};
+  if (!conv.has_arithmetic() && !(is_floating(to) && size_of(to) <= 2)) return {};
+  ByteTable t;
+  for (Param q : all_params()) {
+    const ParamValues& pv = conv.param(q);
+    if (!pv.present()) continue;
+    if (pv.from_buffer || (pv.axis >= 0 && (!pv.one_per_index() || pv.axis != lane_axis))) return {};
+    if (pv.axis >= 0) {
+      t.axis = lane_axis;
+      t.rows = p.dst.dims()[static_cast<size_t>(lane_axis)];
+    }
+  }
+  t.usable = t.rows * 256 <= 4096;
+  return t;
+}
+
+namespace {
+
+// The unsigned integer type of a destination element's size: the table holds the results' bits.
+std::string bits_type(DataType t) {
+  switch (size_of(t)) {
+    case 1: return "uchar";
+    case 2: return "ushort";
+    default: return "uint";
+  }
+}
+
+}  // namespace
+
+std::string byte_table_text(const ReorderParams& p, const ByteTable& t) {
+  const DataType from = p.src.data_type(), to = p.dst.data_type();
+  const Dims& dims = p.dst.dims();
+  std::vector<int64_t> coord(dims.size(), 0);
+  std::string values;
+  for (int64_t r = 0; r < t.rows; ++r) {
+    if (t.axis >= 0) coord[static_cast<size_t>(t.axis)] = r;
+    for (int b = 0; b < 256; ++b) {
+      const uint8_t in = static_cast<uint8_t>(b);
+      uint32_t out = 0;  // little-endian: the result's bytes are the low ones
+      convert_value(from, &in, to, &out, p.conversion, coord.data(), dims);
+      char hex[16];
+      std::snprintf(hex, sizeof hex, "0x%x", out);
+      values += (r || b ? ", " : "") + std::string(hex);
+    }
+  }
+  return "__constant " + bits_type(to) + " CR_CAT(KERNEL_NAME, _bytes)[" + num(t.rows * 256) + "] = {" + values + "};";
+}
+
+std::string byte_table_read(const ReorderParams& p, const ByteTable& t, const std::string& byte, const TableIndex& at) {
+  const std::string row = t.axis >= 0 ? "(" + logical_coord(at) + ") * 256 + " : "";
+  const std::string read = "CR_CAT(KERNEL_NAME, _bytes)[" + row + "(uchar)(" + byte + ")]";
+  const std::string type = cl_type(p.dst.data_type());
+  return type == bits_type(p.dst.data_type()) ? read : "as_" + type + "(" + read + ")";
 }
 
 std::string value_args(const Conversion& conv) {

@@ -112,6 +112,25 @@ using TableShapes = std::function<TableShape(int axis)>;
 /// groups and rows hold their count() values, indexed by ParamValues::index() of clamped coordinates.
 std::string value_tables(const Conversion& conv, const TableShapes& shape = nullptr);
 
+/// A conversion of an 8-bit integer source (u8, i8) as a lookup of every result, computed on the host by the
+/// reference's own convert_value(): for a kernel's few lanes converted one by one (a 3-channel image's tail
+/// in blocks of 16), a lookup each costs less than a conversion with arithmetic or to a narrow float.
+/// `axis` >= 0: one row of 256 results per index of it (the per-index parameters' axis), else one row.
+struct ByteTable {
+  bool usable = false;
+  int axis = -1;
+  int64_t rows = 1;
+};
+/// Whether the conversion of `p` can be a ByteTable whose lanes step along `lane_axis`: an 8-bit integer
+/// source, a destination of 1 to 4 bytes, arithmetic or a narrow float destination (else the conversion is
+/// cheaper than a lookup), constant parameters per tensor or per index of `lane_axis`, at most 4096 results.
+ByteTable byte_table(const ReorderParams& p, int lane_axis);
+/// The table's program-scope __constant line (for CR_VALUE_TABLES), named after KERNEL_NAME.
+std::string byte_table_text(const ReorderParams& p, const ByteTable& t);
+/// The converted value of source element `byte` (an 8-bit expression) at the padded coordinate `at` of the
+/// table's axis (unused for one row): one read of the table.
+std::string byte_table_read(const ReorderParams& p, const ByteTable& t, const std::string& byte, const TableIndex& at);
+
 /// The kernel arguments of the parameters of `conv` from device buffers (ParamValues::from_buffer), each
 /// ", __global const float* restrict cr_values<n>" (int for zero points), in Param order, then
 /// ", __global uint* restrict cr_comp" where it writes compensation sums: CR_VALUE_ARGS, which

@@ -367,6 +367,15 @@ float apply_params(const Conversion& conv, float x, const int64_t* coord, const 
   return std::isnan(x) ? float_of(0x7fc00000u) : x;
 }
 
+void convert_value(DataType from, const void* in, DataType to, void* out, const Conversion& conv, const int64_t* coord,
+                   const Dims& dims) {
+  if (!conv.has_arithmetic()) return convert_element(from, in, to, out, conv);
+  float x;
+  convert_element(from, in, DataType::f32, &x, Conversion{});
+  x = apply_params(conv, x, coord, dims);
+  convert_element(DataType::f32, &x, to, out, conv);
+}
+
 void check_compatible(const Layout& src, const Layout& dst) {
   auto kinds_ok = [&] {
     FormatKind a = src.format().kind(), b = dst.format().kind();
@@ -393,7 +402,7 @@ void reference_reorder(const Layout& src, const void* src_data, const Layout& ds
   const IndexPlan& dp = dst.plan();
   const DataType st = src.data_type(), dt = dst.data_type();
   int64_t coord[8], scoord[8], off;
-  const bool reshape = src.dims() != dst.dims(), arithmetic = conv.has_arithmetic();
+  const bool reshape = src.dims() != dst.dims();
   check_params(conv, dst);
   for (Param q : all_params())
     if (conv.param(q).from_buffer && conv.param(q).values.empty())
@@ -414,14 +423,7 @@ void reference_reorder(const Layout& src, const void* src_data, const Layout& ds
     }
     if (valid) {
       read_element(st, src_data, sp.offset(reshape ? scoord : coord), in);
-      if (arithmetic) {
-        float x;
-        convert_element(st, in, DataType::f32, &x, Conversion{});
-        x = apply_params(conv, x, coord, dst.dims());
-        convert_element(DataType::f32, &x, dt, out, conv);
-      } else {
-        convert_element(st, in, dt, out, conv);
-      }
+      convert_value(st, in, dt, out, conv, coord, dst.dims());
     } else if (conv.padding == Padding::zero) {
       std::memset(out, 0, sizeof out);
     } else {

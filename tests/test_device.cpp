@@ -295,6 +295,47 @@ TEST(Device, ProvenValueRangesPickTheShortConversions) {
   }
 }
 
+// Tiled's rows whose last vector crosses a blocked tail (an image's channels into blocks) look an 8-bit
+// source's tail lanes up in a table of every result (codegen.cpp's byte_table()): one row or one per
+// channel, destinations of 1, 2 and 4 bytes (bit patterns read as chars, shorts and floats), tails of 1 to 3
+// lanes, with and without arithmetic; and where the table does not apply (19 channels of per-channel values
+// would take 4864 entries, a plain u8 -> f32 conversion is cheaper than a read), none. Forced on tiled, on
+// random bytes as well, against the host.
+TEST(Device, ByteTablesForTheTailLanes) {
+  REQUIRE_DEVICE(e);
+  using T = DataType;
+  auto F = [](const char* name) { return Format::parse(name); };
+  struct Tail {
+    Case c;
+    bool table;
+  };
+  const Conversion norm = with_params({}, {{Param::sub, {{123.7f, 116.3f, 103.5f}, 1}}, {Param::div, {{58.4f, 57.1f, 57.4f}, 1}}});
+  const std::vector<Tail> tails = {
+      {converting(make_case(F("byxf"), F("b_fs_yx_fsv16"), {2, 3, 8, 16}, T::u8, T::f16), norm), true},
+      {make_case(F("byxf"), F("b_fs_yx_fsv16"), {2, 19, 8, 16}, T::i8, T::bf16), true},
+      {make_case(F("byxf"), F("b_fs_yx_fsv4"), {2, 5, 8, 16}, T::u8, T::f8e4m3), true},
+      {converting(make_case(F("byxf"), F("b_fs_yx_fsv16"), {2, 3, 8, 16}, T::u8, T::f32),
+                  with_params(modes(Rounding::toward_zero, Overflow::saturate),
+                              {{Param::sub, {{100.5f}, -1}}, {Param::mul, {{0.25f, -3, 1e-3f}, 1}}})),
+       true},
+      {converting(make_case(F("byxf"), F("b_fs_yx_fsv4"), {2, 6, 8, 16}, T::i8, T::i8),
+                  with_params(modes(Rounding::nearest_even, Overflow::wrap),
+                              {{Param::src_zero_point, {{-3}, -1}}, {Param::dst_scale, {{0.5f, 0.3f, 2, 0.1f, 7, 0.05f}, 1}}})),
+       true},
+      {converting(make_case(F("byxf"), F("b_fs_yx_fsv16"), {2, 3, 8, 16}, T::u8, T::i16), with_params({}, {{Param::mul, {{300}, -1}}})), true},
+      {converting(make_case(F("byxf"), F("b_fs_yx_fsv16"), {2, 19, 8, 16}, T::u8, T::f16),
+                  with_params({}, {{Param::sub, {ramp(19, 1, 7), 1}}})),
+       false},
+      {make_case(F("byxf"), F("b_fs_yx_fsv16"), {2, 3, 8, 16}, T::u8, T::f32), false}};
+  std::vector<Case> cases;
+  for (const Tail& t : tails) {
+    const std::string code = plan_reorder(e->info(), t.c.src, t.c.dst, "tiled", t.c.conversion).source.code;
+    EXPECT_EQ(code.find("_bytes)[") != std::string::npos, t.table) << t.c.label << "\n" << code;
+    cases.push_back(t.c);
+  }
+  run_batch(*e, cases, true, "tiled");
+}
+
 // Each case forced on every implementation that accepts it (the agnostic one too), on random bits as well; an
 // implementation that accepts none of them fails.
 static void run_on_every_impl(const Engine& e, const std::vector<Case>& cases) {

@@ -73,6 +73,11 @@ std::vector<Sweep> sweep_cases() {
       {converting(make_case(F("byxf"), F("b_fs_yx_fsv16"), {2, 19, 2, 3}, T::u8, T::f16, {}, {}, {0, 1, 0, 0}),
                   with_params({}, {{Param::sub, {{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19}, 1}},
                                    {Param::mul, {{0.5f, -2}, 0}}})), 0, 1},
+      // Tiled's rows into a blocked tail looking an 8-bit source's tail lanes up (byte_table()): per channel
+      // (3 lanes) and one table (a vector, then 3 lanes).
+      {converting(make_case(F("byxf"), F("b_fs_yx_fsv16"), {2, 3, 2, 3}, T::u8, T::f16),
+                  with_params({}, {{Param::sub, {{123.7f, 116.3f, 103.5f}, 1}}, {Param::div, {{58.4f, 57.1f, 57.4f}, 1}}})), 0, 1},
+      {make_case(F("byxf"), F("b_fs_yx_fsv16"), {2, 19, 2, 3}, T::i8, T::bf16), 0, 0},
       // ... and in tiled's register transposes (lanes along f, into a tail) and vector rows (one value per row,
       // and a vector load of 16 along x),
       // staged's tiles (lanes along x, f in its loop) and lanes' picked words (f16 pairs of channels).

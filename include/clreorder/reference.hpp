@@ -62,6 +62,11 @@ float apply_operation(Param p, float x, float a);
 /// 0x7fc00000.
 float apply_params(const Conversion& conv, float x, const int64_t* coord, const Dims& dims);
 
+/// One element as a reorder converts it: `in` (of type `from`, as read_element() gives it) to `out` (of type
+/// `to`) under `conv`, its arithmetic taken at the destination's logical coordinate `coord` within `dims`.
+void convert_value(DataType from, const void* in, DataType to, void* out, const Conversion& conv, const int64_t* coord,
+                   const Dims& dims);
+
 /// Reorders `src` (src.bytes() bytes) into `dst` (dst.bytes() bytes) converting by `conv`: every destination
 /// element the layout owns is written, padding with zero (or, with Padding::keep, left as it was). Throws when the logical shapes differ.
 void reference_reorder(const Layout& src, const void* src_data, const Layout& dst, void* dst_data,
