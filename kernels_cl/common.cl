@@ -210,8 +210,8 @@
 // integer source, or arithmetic that may_give_nan() cleared), so it makes no NaN test; _normal, every value
 // is +-0 or of an exponent in f16's normal range, 2^-14 <= |f| < 2^16 (normal_range()), so only the normal
 // path and a select for zero remain (the normal path's rounding carries into inf where it must, and
-// truncating stops at the largest finite value). A u8 -> f16 reorder took 0.90x the full conversion's time with it, a u8 -> f16
-// normalisation 0.83x (perf/clreorder_ab, byxf -> b_fs_yx_fsv16 8x3x224x224).
+// truncating stops at the largest finite value). A u8 -> f16 reorder took 0.90x the full conversion's time
+// with it, a u8 -> f16 normalisation 0.83x (perf/clreorder_ab, byxf -> b_fs_yx_fsv16 8x3x224x224).
 #define CR_F32_TO_E5_PROVEN(NAME, T, N, SUF, SHIFT)                                                        \
   static inline T##N cr_f32_to_##NAME##_finite##SUF(float##N f) {                                          \
     return convert_##T##N(cr_e5_##NAME##_bits##SUF(f));                                                    \
@@ -271,7 +271,7 @@
     const uint##N rounded = (x + 0x7fffu + ((x >> 16) & 1u)) >> 16;                                        \
     return convert_ushort##N(select(rounded, (uint##N)0x7fc0u, as_uint##N((x & 0x7fffffffu) > 0x7f800000u))); \
   }                                                                                                        \
-  /* _finite: no NaN reaches it (CR_F32_TO_E5_PROVEN), so no NaN test. */                                   \
+  /* _finite: no NaN reaches it (CR_F32_TO_E5_PROVEN), so no NaN test. */                                 \
   static inline ushort##N cr_f32_to_bf16_finite##SUF(float##N f) {                                         \
     const uint##N x = as_uint##N(f);                                                                       \
     return convert_ushort##N((x + 0x7fffu + ((x >> 16) & 1u)) >> 16);                                      \
