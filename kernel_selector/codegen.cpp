@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <climits>
 #include <cmath>
-#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 
@@ -294,18 +293,17 @@ bool may_give_nan(const Conversion& conv, DataType from) {
   return false;
 }
 
-// Whether every f32 value a conversion from `from` hands the narrow float `to` is +-0 or of an exponent in
-// its normal range, 2^-14 <= |f| < 2^16: the test of common.cl's _normal conversions, which skip the
+// Whether every f32 value a conversion from `from` hands f16 or f8e5m2 is +-0 or of an exponent in
+// their normal range, 2^-14 <= |f| < 2^16: the test of common.cl's _normal conversions, which skip the
 // subnormal, overflow and NaN paths (the normal path's rounding carries values from the largest finite
 // value's tie on into inf; truncating leaves them at the largest finite value). Proven on the host for
 // integer sources of up to 16 bits: without arithmetic from the type's limits (every other value is an
 // integer between them, 0 or at least 1 in magnitude); with it, by running every source value through the
 // steps in their f32 order (apply_operation()), keeping each step's distinct results over all of that
 // parameter's values: a superset of the reachable values where parameters vary on different axes.
-// Parameters from buffers (unknown until run time), float or wider sources and more than kMaxValues values
-// at a step prove nothing.
-bool prove_normal_range(const Conversion& conv, DataType from, DataType to) {
-  if ((to != DataType::f16 && to != DataType::f8e5m2) || is_floating(from) || bits_of(from) > 16) return false;
+// Parameters from buffers (unknown until run time) and more than kMaxValues values at a step prove nothing;
+// other types never get here (normal_range()).
+bool prove_normal_range(const Conversion& conv, DataType from) {
   auto bits = [](float f) {
     uint32_t u;
     std::memcpy(&u, &f, 4);
@@ -349,11 +347,13 @@ bool prove_normal_range(const Conversion& conv, DataType from, DataType to) {
   return std::all_of(values.begin(), values.end(), in_range);
 }
 
-// prove_normal_range(), remembered: a kernel asks for each conversion it writes (dozens of times, and each
-// implementation the selector weighs again), and a proof with per-index values takes milliseconds. The last
-// few answers per thread, matched by the whole conversion.
+// prove_normal_range() where the types allow one (f16 or f8e5m2 from an integer of up to 16 bits; others
+// answer before any copy of the conversion is kept), remembered: a kernel asks for each conversion it
+// writes (dozens of times, and each implementation the selector weighs again), and a proof with per-index
+// values takes milliseconds. The last few answers per thread, matched by the whole conversion.
 bool normal_range(const Conversion& conv, DataType from, DataType to) {
-  if (!conv.has_arithmetic()) return prove_normal_range(conv, from, to);
+  if ((to != DataType::f16 && to != DataType::f8e5m2) || is_floating(from) || bits_of(from) > 16) return false;
+  if (!conv.has_arithmetic()) return prove_normal_range(conv, from);
   struct Known {
     Conversion conv;
     DataType from, to;
@@ -362,7 +362,7 @@ bool normal_range(const Conversion& conv, DataType from, DataType to) {
   thread_local std::vector<Known> known;
   for (const Known& k : known)
     if (k.from == from && k.to == to && k.conv == conv) return k.normal;
-  const bool normal = prove_normal_range(conv, from, to);
+  const bool normal = prove_normal_range(conv, from);
   if (known.size() >= 8) known.erase(known.begin());
   known.push_back(Known{conv, from, to, normal});
   return normal;
@@ -555,9 +555,7 @@ std::string byte_table_text(const ReorderParams& p, const ByteTable& t) {
       const uint8_t in = static_cast<uint8_t>(b);
       uint32_t out = 0;  // little-endian: the result's bytes are the low ones
       convert_value(from, &in, to, &out, p.conversion, coord.data(), dims);
-      char hex[16];
-      std::snprintf(hex, sizeof hex, "0x%x", out);
-      values += (r || b ? ", " : "") + std::string(hex);
+      values += (r || b ? ", " : "") + num(out);
     }
   }
   return "__constant " + bits_type(to) + " CR_CAT(KERNEL_NAME, _bytes)[" + num(t.rows * 256) + "] = {" + values + "};";

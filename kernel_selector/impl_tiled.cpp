@@ -501,16 +501,12 @@ std::vector<std::string> row_loops(const ReorderParams& p, const Permutation& pe
       }
       spread += std::string(k ? ", " : "") + (k < w ? "cr_t.s" + std::string(1, "0123456789abcdef"[k]) : "0");
     }
-    const std::string loaded = "(" + st + W + ")(" + lanes + ")";
-    std::string partial = p.conversion.per_index() || w == vec
-                              ? convert_at(p, perm, loaded, w, a, b, along_a, &a)
-                              : convert_expr(p, loaded, w);
     const std::string dw = cl_type(p.dst.data_type()) + W;
-    std::string masked = "select((" + dw + ")0, " + partial + ", (" + mask_type(p.dst.data_type()) + W + ")(" + mask + "))";
     // An 8-bit source's few tail lanes look their results up (byte_table()): with warm caches 0.62x the
     // time of the normal-path f16 conversion of a u8 image's 3-channel tail, and 0.56x that of its
     // normalisation (perf/clreorder_ab); lanes past the tail are zero without a read.
     const ByteTable table = byte_table(p, row->axis);
+    std::string masked;
     if (table.usable && tail > 0) {
       std::string looked;
       for (int k = 0; k < w; ++k)
@@ -520,6 +516,12 @@ std::vector<std::string> row_loops(const ReorderParams& p, const Permutation& pe
                             : "(" + cl_type(p.dst.data_type()) + ")0");
       masked = "(" + dw + ")(" + looked + ")";
       *tables = byte_table_text(p, table);
+    } else {
+      const std::string loaded = "(" + st + W + ")(" + lanes + ")";
+      const std::string partial = p.conversion.per_index() || w == vec
+                                      ? convert_at(p, perm, loaded, w, a, b, along_a, &a)
+                                      : convert_expr(p, loaded, w);
+      masked = "select((" + dw + ")0, " + partial + ", (" + mask_type(p.dst.data_type()) + W + ")(" + mask + "))";
     }
     if (w < vec && tail > 0) body.push_back("    " + dw + " cr_t;");
     const std::string across = tail == 0 ? "(" + dt + ")0" : w == vec ? masked : "(cr_t = " + masked + ", (" + dt + ")(" + spread + "))";
