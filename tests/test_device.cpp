@@ -478,9 +478,13 @@ TEST(Device, FourBitTypes) {
 // row (the lower offset in the low nibble), 16, 8 and 4 wide, with blocked tails (rows of zeros), destination padding on either run,
 // both overflow modes, groups of scales, and destinations at byte offsets that are not whole words (the
 // packed bytes then go byte-wise instead of as uints). Kept padding and compensation sums stay in the scalar
-// loops (a packed store writes whole bytes): their source says so.
+// loops (a packed store writes whole bytes): their source says so. The forms are those of the CPU tuning
+// (a GPU's tiles are shorter: 6 of an 18-wide row pack no vector), planned so and run on this device beside
+// the device's own tiled kernels.
 TEST(Device, FourBitTransposes) {
   REQUIRE_DEVICE(e);
+  DeviceInfo cpu = e->info();
+  cpu.type = "cpu";
   using T = DataType;
   auto F = [](const char* name) { return Format::parse(name); };
   const std::vector<Case> packed = {
@@ -502,8 +506,10 @@ TEST(Device, FourBitTransposes) {
       make_case(F("bfyx"), F("bfyx"), {1, 2, 3, 24}, T::u16, T::u4, {}, {}, {}, {0, 0, 1, 0}),
   };
   std::map<std::string, int> widths;
+  std::vector<KernelData> packed_kd;
   for (const Case& c : packed) {
-    const std::string code = plan_reorder(e->info(), c.src, c.dst, "tiled", c.conversion).source.code;
+    packed_kd.push_back(plan_reorder(cpu, c.src, c.dst, "tiled", c.conversion));
+    const std::string& code = packed_kd.back().source.code;
     int found = 0;
     const std::string form = code.find("const bool ok = ") != std::string::npos ? "rows" : "transpose";
     for (const char* v : {"16", "8", "4"})
@@ -514,9 +520,10 @@ TEST(Device, FourBitTransposes) {
     EXPECT_GT(widths[form], 0) << "no case packs nibbles in the form " << form;
   run_batch(*e, packed, true, "tiled");
   run_batch(*e, packed, true);
+  for (size_t k = 0; k < packed.size(); ++k) EXPECT_EQ(run_planned(*e, packed[k], packed_kd[k]), "") << packed[k].label;
   for (size_t off : {size_t{1}, size_t{2}, size_t{3}})
     for (size_t k : {size_t{0}, size_t{1}})
-      EXPECT_EQ(run_case_all(*e, packed[k], true, "tiled", 0, off, 11), "") << packed[k].label << ", destination byte offset " << off;
+      EXPECT_EQ(run_planned(*e, packed[k], packed_kd[k], off), "") << packed[k].label << ", destination byte offset " << off;
   // u4 and i4 sources: V / 2 bytes loaded and unpacked to 8-bit lanes (i4 sign-extended) in the same forms,
   // where every vector starts on a byte; columns of destination padding that the source lacks read lane by
   // lane; both sides packed at once; a weights dequantization with groups; odd strides stay scalar.
@@ -539,24 +546,28 @@ TEST(Device, FourBitTransposes) {
   };
   std::map<std::string, int> unpacks;
   for (const Case& c : unpacked) {
-    const std::string code = plan_reorder(e->info(), c.src, c.dst, "tiled", c.conversion).source.code;
-    const std::string form = code.find("const bool ok = ") != std::string::npos ? "rows" : "transpose";
-    EXPECT_GT(unpack_calls(code), 0) << c.label;
-    if (unpack_calls(code) > 0) ++unpacks[form];
+    const KernelData kd = plan_reorder(cpu, c.src, c.dst, "tiled", c.conversion);
+    const std::string form = kd.source.code.find("const bool ok = ") != std::string::npos ? "rows" : "transpose";
+    EXPECT_GT(unpack_calls(kd.source.code), 0) << c.label;
+    if (unpack_calls(kd.source.code) > 0) ++unpacks[form];
+    EXPECT_EQ(run_planned(*e, c, kd), "") << c.label;
   }
   for (const char* form : {"transpose", "rows"}) EXPECT_GT(unpacks[form], 0) << "no case unpacks nibbles in the form " << form;
   run_batch(*e, unpacked, true, "tiled");
   run_batch(*e, unpacked, true);
   const Case odd = make_case(F("bfyx"), F("byxf"), {2, 16, 2, 16}, T::u4, T::f32, {0, 0, 0, 0}, {0, 0, 0, 1});
-  EXPECT_EQ(unpack_calls(plan_reorder(e->info(), odd.src, odd.dst, "tiled").source.code), 0);
+  const KernelData odd_kd = plan_reorder(cpu, odd.src, odd.dst, "tiled");
+  EXPECT_EQ(unpack_calls(odd_kd.source.code), 0);
+  EXPECT_EQ(run_planned(*e, odd, odd_kd), "") << odd.label;
   EXPECT_EQ(run_case_all(*e, odd, true, "tiled"), "") << odd.label;
   const Case kept = converting(packed[0], modes(Rounding::nearest_even, Overflow::saturate, Padding::keep));
   const Case summed = converting(make_case(F("oiyx"), F("os_is_yx_isv16_osv16"), {32, 32, 1, 1}, T::f32, T::i4),
                                  with_compensation(with_params({}, {{Param::dst_scale, {{0.05f}, -1}}}), 0));
   for (const Case& c : {kept, summed}) {
-    const std::string code = plan_reorder(e->info(), c.src, c.dst, "tiled", c.conversion).source.code;
+    const KernelData kd = plan_reorder(cpu, c.src, c.dst, "tiled", c.conversion);
     for (const char* v : {"16", "8", "4"})
-      EXPECT_EQ(code.find(std::string("cr_nib_pack") + v + "(as_uchar"), std::string::npos) << c.label;
+      EXPECT_EQ(kd.source.code.find(std::string("cr_nib_pack") + v + "(as_uchar"), std::string::npos) << c.label;
+    EXPECT_EQ(run_planned(*e, c, kd), "") << c.label;
     EXPECT_EQ(run_case_all(*e, c, true, "tiled"), "") << c.label;
   }
 }
