@@ -1,0 +1,111 @@
+#!/bin/bash
+# The tests and benchmarks of a build made here, run on another x86-64 machine that has a GPU's OpenCL
+# driver but no compiler, CMake or Debian packages (a lent GPU machine): `pack` gathers the binaries and the
+# shared libraries they need beyond glibc and libstdc++ into one archive; `run` on the other machine unpacks
+# it, points ocl-icd at the vendor's ICD library and runs the device-test slices in parallel (as ctest
+# does), then the three benchmark tables.
+#
+#   bash scripts/gpu_bundle.sh pack [BUILD_DIR] [ARCHIVE]         (here; defaults: build, .gpu/bundle.tar.xz)
+#   bash scripts/gpu_bundle.sh run ARCHIVE OUT [tests] [bench]     (there, in a checkout of the same commit)
+#
+# The tests find the CLI at the build directory's absolute path compiled into them: `run` links that path to
+# the unpacked build when nothing is there. Environment on `run`: CLREORDER_DEVICE (default nvidia),
+# ICD_LIBRARY (default: the first libnvidia-opencl.so.1 found), TEST_LIMIT (seconds per slice, default 420),
+# RUNS and REPEAT (the benchmarks', default 25 and 3).
+set -u
+mode=${1:-}
+case $mode in
+pack)
+  build=$(cd "${2:-build}" && pwd) || exit 1
+  archive=${3:-.gpu/bundle.tar.xz}
+  stage=$(mktemp -d)
+  trap 'rm -rf "$stage"' EXIT
+  mkdir -p "$stage/build/tests" "$stage/build/perf" "$stage/lib"
+  cp -a "$build"/clreorder "$build"/libclreorder.so* "$stage/build/" || exit 1
+  for t in test_device test_c_api test_cli test_property test_oclgrind; do cp "$build/tests/$t" "$stage/build/tests/" || exit 1; done
+  for p in clreorder_suite clreorder_ab; do [ -e "$build/perf/$p" ] && cp "$build/perf/$p" "$stage/build/perf/"; done
+  # Every library the binaries load from the system, but the C and C++ runtimes (the other machine's are
+  # as new or newer) and the OpenCL driver itself.
+  for f in "$stage"/build/clreorder "$stage"/build/tests/* "$stage"/build/perf/*; do ldd "$f"; done |
+    awk '/=> \//{print $3}' | sort -u | grep -v -e "$build" -e '/libc\.so' -e '/libm\.so' -e '/libstdc++' -e '/libgcc_s' |
+    while read -r lib; do cp -L "$lib" "$stage/lib/"; done
+  echo "$build" > "$stage/build_dir"
+  mkdir -p "$(dirname "$archive")"
+  tar cJf "$archive" -C "$stage" . && echo "packed $(du -h "$archive" | cut -f1) into $archive (built in $build)"
+  ;;
+run)
+  archive=${2:?archive}
+  out=${3:?output directory}
+  shift 3
+  root=$(mktemp -d)
+  tar xJf "$archive" -C "$root" || exit 1
+  echo "unpacked into $root (left there: the build path may link to it)"
+  mkdir -p "$out"
+  build_dir=$(cat "$root/build_dir")
+  if [ ! -e "$build_dir" ]; then
+    mkdir -p "$(dirname "$build_dir")" && ln -s "$root/build" "$build_dir"
+  elif [ "$(readlink -f "$build_dir")" != "$(readlink -f "$root/build")" ]; then
+    echo "note: $build_dir exists; the tests that start the CLI run the one there"
+  fi
+  lib=${ICD_LIBRARY:-}
+  if [ -z "$lib" ]; then
+    for cand in $(ldconfig -p | awk '/libnvidia-opencl\.so\.1/{print $NF}') /usr/local/nvidia/lib64/libnvidia-opencl.so.1; do
+      [ -e "$cand" ] && { lib=$cand; break; }
+    done
+  fi
+  [ -n "$lib" ] || { echo "no ICD library: set ICD_LIBRARY"; exit 1; }
+  mkdir -p "$root/icd" && echo "$lib" > "$root/icd/vendor.icd"
+  export OCL_ICD_VENDORS=$root/icd LD_LIBRARY_PATH=$root/lib:$root/build CLREORDER_DEVICE=${CLREORDER_DEVICE:-nvidia} CI=true
+  bin=$root/build
+  "$bin/clreorder" devices && "$bin/clreorder" demo | tail -3 || exit 1
+  status=0
+  for phase in "$@"; do
+    case $phase in
+    tests)
+      # The slices of tests/CMakeLists.txt (CLREORDER_DEVICE_GROUPS), each its own process.
+      other='-Data/EveryPairInsideRank.*:Device.EveryDataFormatToAndFromPlain:Device.EveryDataTypePairOnRandomBits:DeviceWeights.*'
+      other+=':Device.SixtyFourBitIndicesOnTheLargestTensorTheDeviceAllows:DeviceFamilies.*'
+      other+=':Device.ConversionsMatchTheHostBitForBit:Device.ConversionModesOnEveryPath'
+      slices=("pairs_rank4|Data/EveryPairInsideRank.AllOrderedPairs/rank4"
+              "pairs_rank2_5|Data/EveryPairInsideRank.AllOrderedPairs/rank2:Data/EveryPairInsideRank.AllOrderedPairs/rank5"
+              "plain_and_types|Device.EveryDataFormatToAndFromPlain:Device.EveryDataTypePairOnRandomBits"
+              "weights|DeviceWeights.*" "largest|Device.SixtyFourBitIndicesOnTheLargestTensorTheDeviceAllows"
+              "families|DeviceFamilies.*" "conversions|Device.ConversionsMatchTheHostBitForBit:Device.ConversionModesOnEveryPath"
+              "other|$other")
+      mkdir -p "$out/logs"
+      export CLREORDER_CACHE_DIR=off CLREORDER_CONTEXT_CYCLES=${CLREORDER_CONTEXT_CYCLES:-100}
+      limit=${TEST_LIMIT:-420}
+      for s in "${slices[@]}"; do
+        (timeout -s KILL "$limit" "$bin/tests/test_device" --gtest_filter="${s#*|}" > "$out/logs/device.${s%%|*}.log" 2>&1
+         echo "exit $?" >> "$out/logs/device.${s%%|*}.log") &
+      done
+      for t in property:test_property sweep:test_oclgrind c_api:test_c_api cli:test_cli; do
+        (timeout -s KILL "$limit" "$bin/tests/${t#*:}" > "$out/logs/${t%%:*}.log" 2>&1; echo "exit $?" >> "$out/logs/${t%%:*}.log") &
+      done
+      wait
+      for f in "$out"/logs/*.log; do
+        printf '%-24s %s\n' "$(basename "$f" .log)" "$(tail -1 "$f")"
+        grep -E '^\[  FAILED  \]' "$f" | sort -u
+        [ "$(tail -1 "$f")" = "exit 0" ] || status=1
+      done
+      ;;
+    bench)
+      export CLREORDER_CACHE_DIR=$root/kernel-cache
+      for kind in suite fused views; do
+        flag=--$kind
+        [ $kind = suite ] && flag=
+        mkdir -p "$out/$kind"
+        timeout -s KILL 300 "$bin/perf/clreorder_suite" $flag --runs "${RUNS:-25}" --repeat "${REPEAT:-3}" --out "$out/$kind" 2>&1 |
+          grep -E '^geometric|^fused over|^view over' || status=1
+      done
+      ;;
+    *) echo "unknown phase '$phase' (tests, bench)"; status=2 ;;
+    esac
+  done
+  exit $status
+  ;;
+*)
+  sed -n '2,16p' "$0"
+  exit 2
+  ;;
+esac
