@@ -2,9 +2,10 @@
 // of the same bytes in the same run, clEnqueueCopyBuffer and our copy kernel (clreorder::bench_reorder);
 // "ratio to copy" is to the faster. Writes a markdown table, a CSV and a chart; the README's table comes from
 // here.
-//   clreorder_suite [--runs N] [--repeat R] [--impl NAME] [--out DIR] [--filter SUBSTRING] [--views | --fused]
+//   clreorder_suite [--runs N] [--repeat R] [--impl NAME] [--out DIR] [--filter SUBSTRING] [--views | --fused | --impls]
 // --views times strided views with gaps beside their dense twins instead (views.md, views.csv); --fused the
-// fused arithmetic beside the plain conversion of the same pair (fused.md, fused.csv).
+// fused arithmetic beside the plain conversion of the same pair (fused.md, fused.csv); --impls every
+// implementation that accepts each case, against each other (impls.md, impls.csv).
 // Each case is measured R times (each a median of N runs against a same-run copy); the repeat with the
 // median ratio is reported, which keeps a noisy shared machine from deciding the figures.
 #include <algorithm>
@@ -253,6 +254,10 @@ int run_fused(const Engine& engine, int runs, int repeat, const std::string& imp
 int run_views(const Engine& engine, int runs, int repeat, const std::string& impl, const std::string& out,
               const std::string& filter);
 
+// `--impls`: every implementation that accepts each case, interleaved (bench_variants()); the fastest, and
+// the selector's choice against it.
+int run_impls(const Engine& engine, int runs, int repeat, const std::string& out, const std::string& filter);
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -268,13 +273,24 @@ int main(int argc, char** argv) {
   app.add_option("--out", out, "directory for the table and CSV")->capture_default_str();
   app.add_option("--filter", filter, "only the cases whose name (formats, shape, padding, types) contains this");
   app.add_flag("--views", views, "strided views beside their dense twins instead (views.md, views.csv)");
-  bool fused = false;
+  bool fused = false, impls = false;
   app.add_flag("--fused", fused, "fused arithmetic beside the plain conversion instead (fused.md, fused.csv)");
+  app.add_flag("--impls", impls, "every implementation that accepts each case side by side instead, and the selector's "
+                                 "choice against the fastest (impls.md, impls.csv)");
   CLI11_PARSE(app, argc, argv);
+  if (views + fused + impls > 1) {
+    std::fprintf(stderr, "clreorder_suite: --views, --fused and --impls are separate runs: give one\n");
+    return 2;
+  }
+  if (impls && !impl.empty()) {
+    std::fprintf(stderr, "clreorder_suite: --impls times every implementation: drop --impl\n");
+    return 2;
+  }
   try {
     Engine engine = Engine::open();
     if (views) return run_views(engine, runs, repeat, impl, out, filter);
     if (fused) return run_fused(engine, runs, repeat, impl, out, filter);
+    if (impls) return run_impls(engine, runs, repeat, out, filter);
     std::string md = "| case | dtype | impl | ms | GB/s logical | GB/s physical | copy GB/s (clEnqueueCopyBuffer / kernel) "
                      "| ratio to copy | ratio to clEnqueueCopyBuffer | host us (bare) | oneDNN GB/s logical | vs oneDNN |\n"
                      "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n";
@@ -494,6 +510,98 @@ int run_views(const Engine& engine, int runs, int repeat, const std::string& imp
   std::snprintf(summary, sizeof summary, "\nview over dense (ratios to copy): geometric mean %.3f over %d cases; lowest %.3f\n",
                 n ? std::exp(log_sum / n) : 0.0, n, n ? worst : 0.0);
   write_paired(engine, out, "views", repeat, runs, "dense and view", md, summary, csv);
+  return 0;
+}
+
+int run_impls(const Engine& engine, int runs, int repeat, const std::string& out, const std::string& filter) {
+  const KernelSelector& ks = KernelSelector::instance();
+  std::vector<std::string> names;  // the selector's list, in its order
+  {
+    const Layout any(format_from_name("bfyx"), DataType::f32, {1, 1, 1, 1});
+    for (const Verdict& v : ks.explain(ReorderParams{any, any, engine.info(), {}})) names.push_back(v.impl);
+  }
+  std::string md = "| case | dtype | chosen |", csv = "from,to,shape,dtype,to_dtype,src_pad,dst_pad,chosen,";
+  for (const std::string& n : names) md += " " + n + " |", csv += n + ",";
+  md += " fastest | chosen / fastest |\n|---|---|---|";
+  for (size_t k = 0; k < names.size(); ++k) md += "---:|";
+  md += "---|---:|\n";
+  csv += "fastest,chosen_over_fastest\n";
+  std::map<std::string, int> wins;
+  double log_sum = 0, worst = 1e9;
+  std::string worst_case;
+  int n = 0, chosen_fastest = 0;
+  for (const SuiteCase& c : kCases) {
+    std::string label = std::string(c.from) + " -> " + c.to + " " + c.shape;
+    if (*c.src_pad) label += " src pad " + std::string(c.src_pad);
+    if (*c.dst_pad) label += " dst pad " + std::string(c.dst_pad);
+    if (!filter.empty() && (label + " " + c.dtype + " -> " + c.to_dtype).find(filter) == std::string::npos) continue;
+    const Dims shape = parse_dims(c.shape);
+    const Dims sp = *c.src_pad ? parse_dims(c.src_pad) : Dims{}, dp = *c.dst_pad ? parse_dims(c.dst_pad) : Dims{};
+    const Layout src(format_from_name(c.from), parse_data_type(c.dtype), shape, sp, sp);
+    const Layout dst(format_from_name(c.to), parse_data_type(c.to_dtype), shape, dp, dp);
+    std::vector<BenchVariant> variants;
+    std::string chosen;
+    for (const Verdict& v : ks.explain(ReorderParams{src, dst, engine.info(), {}})) {
+      if (!v.declines.empty()) continue;
+      variants.push_back(BenchVariant{v.impl, {}});
+      if (v.chosen) chosen = v.impl;
+    }
+    // Each implementation's median ratio over the repeats (each repeat interleaves them all).
+    std::map<std::string, std::vector<double>> ratios;
+    for (int k = 0; k < repeat; ++k) {
+      const std::vector<BenchResult> rs = bench_variants(engine, src, dst, runs, variants);
+      for (size_t j = 0; j < rs.size(); ++j) ratios[variants[j].force].push_back(rs[j].ratio);
+    }
+    std::map<std::string, double> med;
+    std::string fastest;
+    for (auto& [name, r] : ratios) {
+      std::sort(r.begin(), r.end());
+      med[name] = r[r.size() / 2];
+      if (fastest.empty() || med[name] > med[fastest]) fastest = name;
+    }
+    const double rel = med[chosen] / med[fastest];
+    const std::string types = std::string(c.dtype) + (std::string(c.dtype) == c.to_dtype ? "" : std::string("->") + c.to_dtype);
+    std::string row = "| " + label + " | " + types + " | " + chosen + " |";
+    char cell[64];
+    std::string csv_row = std::string("\"") + c.from + "\",\"" + c.to + "\",\"" + c.shape + "\"," + c.dtype + "," + c.to_dtype +
+                          ",\"" + c.src_pad + "\",\"" + c.dst_pad + "\"," + chosen + ",";
+    for (const std::string& name : names) {
+      if (med.count(name)) {
+        std::snprintf(cell, sizeof cell, name == fastest ? " **%.3f** |" : " %.3f |", med[name]);
+        row += cell;
+        std::snprintf(cell, sizeof cell, "%.4f,", med[name]);
+        csv_row += cell;
+      } else {
+        row += " - |";
+        csv_row += ",";
+      }
+    }
+    std::snprintf(cell, sizeof cell, " %.3f |\n", rel);
+    row += " " + fastest + " |" + cell;
+    std::snprintf(cell, sizeof cell, "%.4f\n", rel);
+    csv_row += fastest + "," + cell;
+    md += row;
+    csv += csv_row;
+    std::printf("%s", row.c_str());
+    std::fflush(stdout);
+    ++wins[fastest];
+    chosen_fastest += chosen == fastest;
+    log_sum += std::log(rel);
+    if (rel < worst) worst = rel, worst_case = label + " " + types;
+    ++n;
+  }
+  std::string summary = "\n";
+  char line[512];
+  std::snprintf(line, sizeof line,
+                "the selector's choice was the fastest in %d of %d cases; its speed over the fastest's: geometric mean "
+                "%.3f, lowest %.3f (%s)\nfastest:", chosen_fastest, n, n ? std::exp(log_sum / n) : 0.0, n ? worst : 0.0,
+                worst_case.c_str());
+  summary += line;
+  for (const auto& [name, k] : wins) summary += " " + name + " in " + std::to_string(k) + ",";
+  if (!wins.empty()) summary.pop_back();
+  summary += "\n";
+  write_paired(engine, out, "impls", repeat, runs, "every accepting implementation launch by launch (each the median of "
+               "the repeats' ratios to copy; in bold the fastest),", md, summary, csv);
   return 0;
 }
 

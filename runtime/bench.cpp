@@ -46,11 +46,19 @@ std::string BenchResult::json(const Layout& src, const Layout& dst) const {
 
 std::vector<BenchResult> bench_reorders(const Engine& engine, const Layout& src, const Layout& dst, const std::string& force,
                                        int runs, const std::vector<Conversion>& convs) {
-  if (runs < 1) throw Error("bench: runs must be at least 1, got " + std::to_string(runs));
   if (convs.empty()) throw Error("bench: no conversion to time");
+  std::vector<BenchVariant> variants;
+  for (const Conversion& c : convs) variants.push_back(BenchVariant{force, c});
+  return bench_variants(engine, src, dst, runs, variants);
+}
+
+std::vector<BenchResult> bench_variants(const Engine& engine, const Layout& src, const Layout& dst, int runs,
+                                        const std::vector<BenchVariant>& variants) {
+  if (runs < 1) throw Error("bench: runs must be at least 1, got " + std::to_string(runs));
+  if (variants.empty()) throw Error("bench: no variant to time");
   check_compatible(src, dst);
   for (const Layout* l : {&src, &dst}) check_fits_device(engine.info(), *l);
-  std::vector<BenchResult> rs(convs.size());
+  std::vector<BenchResult> rs(variants.size());
   try {
     const cl::Context& ctx = engine.context();
     const cl::CommandQueue& q = engine.queue();
@@ -63,19 +71,20 @@ std::vector<BenchResult> bench_reorders(const Engine& engine, const Layout& src,
     q.enqueueFillBuffer(copy_dst, cl_uchar(0), 0, static_cast<size_t>(dst.bytes()));
     q.enqueueFillBuffer(d, cl_uchar(0), 0, static_cast<size_t>(dst.bytes()));
     q.finish();
-    std::vector<ReorderOptions> opts(convs.size());
-    for (size_t k = 0; k < convs.size(); ++k) {
+    std::vector<ReorderOptions> opts(variants.size());
+    for (size_t k = 0; k < variants.size(); ++k) {
       ReorderOptions& opt = opts[k];
-      opt.force_impl = force;
-      opt.conversion = convs[k];
-      opt.param_buffers = upload_param_values(ctx, convs[k]);
-      if (convs[k].compensation.present())
-        opt.compensation = cl::Buffer(ctx, CL_MEM_READ_WRITE, static_cast<size_t>(convs[k].compensation.count(dst.dims())) * 4);
+      const Conversion& conv = variants[k].conversion;
+      opt.force_impl = variants[k].force;
+      opt.conversion = conv;
+      opt.param_buffers = upload_param_values(ctx, conv);
+      if (conv.compensation.present())
+        opt.compensation = cl::Buffer(ctx, CL_MEM_READ_WRITE, static_cast<size_t>(conv.compensation.count(dst.dims())) * 4);
       opt.wait = false;
       opt.policy = CompilePolicy::wait;  // time the selector's kernel, never the shape-agnostic one meanwhile
     }
     for (int i = 0; i < 3; ++i) {  // warm-up: compile, first launch, page faults
-      for (size_t k = 0; k < convs.size(); ++k) rs[k].impl = reorder(engine, s, 0, src, d, 0, dst, opts[k]).impl;
+      for (size_t k = 0; k < variants.size(); ++k) rs[k].impl = reorder(engine, s, 0, src, d, 0, dst, opts[k]).impl;
       q.enqueueCopyBuffer(copy_src, copy_dst, 0, 0, static_cast<size_t>(dst.bytes()));
       q.finish();
     }
@@ -93,12 +102,12 @@ std::vector<BenchResult> bench_reorders(const Engine& engine, const Layout& src,
     };
     for (int i = 0; i < 3; ++i) copy_kernel_run();
     const bool profiling = q.getInfo<CL_QUEUE_PROPERTIES>() & CL_QUEUE_PROFILING_ENABLE;
-    std::vector<std::vector<double>> wall(convs.size()), kernel(convs.size());
+    std::vector<std::vector<double>> wall(variants.size()), kernel(variants.size());
     std::vector<double> copy, copy_k;
     for (int i = 0; i < runs; ++i) {
-      // Each round starts with the next conversion: none always finds the source in cache from another.
-      for (size_t j = 0; j < convs.size(); ++j) {
-        const size_t k = (j + static_cast<size_t>(i)) % convs.size();
+      // Each round starts with the next variant: none always finds the source in cache from another.
+      for (size_t j = 0; j < variants.size(); ++j) {
+        const size_t k = (j + static_cast<size_t>(i)) % variants.size();
         double t0 = now_ms();
         ReorderResult rr = reorder(engine, s, 0, src, d, 0, dst, opts[k]);
         q.finish();
@@ -116,11 +125,11 @@ std::vector<BenchResult> bench_reorders(const Engine& engine, const Layout& src,
       copy.push_back(t2 - t1);
       copy_k.push_back(t3 - t2);
     }
-    for (size_t k = 0; k < convs.size(); ++k) {
+    for (size_t k = 0; k < variants.size(); ++k) {
       // Host overhead: the same number of cached reorder() calls and bare enqueues of its kernel, not waited for.
       const int n_enqueue = 50;
       std::vector<double> ours, bare;
-      KernelData kd = plan_reorder(engine.info(), src, dst, force, convs[k]);
+      KernelData kd = plan_reorder(engine.info(), src, dst, variants[k].force, variants[k].conversion);
       KernelHandle h = ProgramCache::instance().handle(ctx, engine.device(), kd.source);
       const cl::Buffer plans = plans_buffer(ctx, kd);
       {

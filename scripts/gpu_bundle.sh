@@ -3,7 +3,7 @@
 # driver but no compiler, CMake or Debian packages (a lent GPU machine): `pack` gathers the binaries and the
 # shared libraries they need beyond glibc and libstdc++ into one archive; `run` on the other machine unpacks
 # it, points ocl-icd at the vendor's ICD library and runs the device-test slices in parallel (as ctest
-# does), then the three benchmark tables.
+# does), then the four benchmark tables (the suite, fused, views, every implementation side by side).
 #
 #   bash scripts/gpu_bundle.sh pack [BUILD_DIR] [ARCHIVE]         (here; defaults: build, .gpu/bundle.tar.xz)
 #   bash scripts/gpu_bundle.sh run ARCHIVE OUT [tests] [bench]     (there, in a checkout of the same commit)
@@ -91,12 +91,12 @@ run)
       ;;
     bench)
       export CLREORDER_CACHE_DIR=$root/kernel-cache
-      for kind in suite fused views; do
+      for kind in suite fused views impls; do
         flag=--$kind
         [ $kind = suite ] && flag=
         mkdir -p "$out/$kind"
         timeout -s KILL 300 "$bin/perf/clreorder_suite" $flag --runs "${RUNS:-25}" --repeat "${REPEAT:-3}" --out "$out/$kind" 2>&1 |
-          grep -E '^geometric|^fused over|^view over' || status=1
+          grep -E '^geometric|^fused over|^view over|^the selector|^fastest:' || status=1
       done
       ;;
     *) echo "unknown phase '$phase' (tests, bench)"; status=2 ;;

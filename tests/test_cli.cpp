@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <set>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -404,6 +405,49 @@ TEST(Cli, JsonOfDeviceCommands) {
   r = run({"bench", "--batch", list, "--beside-plain"});
   EXPECT_EQ(r.status, 2);
   EXPECT_NE(r.err.find("--beside-plain times one reorder, not a --batch list"), std::string::npos) << r.err;
+  // Every implementation that accepts, side by side: each ran as forced, one of them the selector's choice,
+  // the fastest the one of the highest ratio. generic and the shape-agnostic kernel accept every pair.
+  r = run({"bench", "--from", "bfyx", "--to", "b_fs_yx_fsv16", "--shape", "2,19,5,7", "--to-dtype", "f16", "--runs=2",
+           "--every-impl", "--json"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const Json every = Json::parse(r.out);
+  std::set<std::string> timed;
+  int chosen = 0;
+  double best = 0;
+  for (const Json& one : every["impls"]) {
+    timed.insert(one["impl"].get<std::string>());
+    chosen += one["chosen"].get<bool>();
+    if (one["chosen"].get<bool>()) {
+      EXPECT_EQ(one["impl"], every["chosen"]);
+    }
+    best = std::max(best, one["ratio"].get<double>());
+    EXPECT_EQ(one["runs"], 2);
+  }
+  EXPECT_EQ(timed.size(), every["impls"].size()) << r.out;
+  EXPECT_TRUE(timed.count("generic") && timed.count("agnostic") && timed.count("tiled")) << r.out;
+  EXPECT_EQ(chosen, 1) << r.out;
+  for (const Json& one : every["impls"]) {
+    if (one["impl"] == every["fastest"]) {
+      EXPECT_EQ(one["ratio"].get<double>(), best) << r.out;
+    }
+  }
+  EXPECT_LE(every["chosen_over_fastest"].get<double>(), 1.0);
+  r = run({"bench", "--from", "bfyx", "--to", "byxf", "--shape", "1,2,3,4", "--every-impl", "--runs=1"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("(the selector's choice)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("fastest: "), std::string::npos) << r.out;
+  for (const auto& [args, message] : std::vector<std::pair<std::vector<std::string>, std::string>>{
+           {{"--impl", "tiled"}, "--every-impl times every implementation that accepts the reorder: drop --impl"},
+           {{"--dst-scale", "0.5", "--beside-plain"}, "--every-impl and --beside-plain are two comparisons: give one"}}) {
+    std::vector<std::string> cmd = {"bench", "--from", "bfyx", "--to", "byxf", "--shape", "1,2,3,4", "--every-impl"};
+    cmd.insert(cmd.end(), args.begin(), args.end());
+    r = run(cmd);
+    EXPECT_EQ(r.status, 2) << message;
+    EXPECT_NE(r.err.find(message), std::string::npos) << r.err;
+  }
+  r = run({"bench", "--batch", list, "--every-impl"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("--every-impl times one reorder, not a --batch list"), std::string::npos) << r.err;
 }
 
 // Issue 16's fused arithmetic from the command line: OpenVINO's mean values on an image (per channel, on the

@@ -780,15 +780,69 @@ int bench_batch_list(const Args& a, const CliOptions& o) {
   return r.exact ? 0 : 1;
 }
 
+// `bench --every-impl`: every implementation that accepts the reorder, forced, interleaved launch by launch
+// against the same copies; which is fastest here, and how the selector's choice compares.
+int bench_every_impl(const Args& a, const CliOptions& o, const Pair& pr, int runs) {
+  if (o.dry_run) return 0;
+  Engine engine = Engine::open(a.get("device"));
+  std::vector<BenchVariant> variants;
+  std::string chosen;
+  for (const Verdict& v : KernelSelector::instance().explain(ReorderParams{pr.src, pr.dst, engine.info(), pr.conversion})) {
+    if (!v.declines.empty()) continue;
+    variants.push_back(BenchVariant{v.impl, pr.conversion});
+    if (v.chosen) chosen = v.impl;
+  }
+  {
+    const CompileProgress progress("compiling each implementation's kernel (not in the kernel cache yet)");
+    for (const BenchVariant& v : variants) prepare(engine, {{pr.src, pr.dst}}, v.force, pr.conversion);
+  }
+  const std::vector<BenchResult> rs = bench_variants(engine, pr.src, pr.dst, runs, variants);
+  size_t fastest = 0, pick = 0;
+  for (size_t k = 0; k < rs.size(); ++k) {
+    if (rs[k].ratio > rs[fastest].ratio) fastest = k;
+    if (variants[k].force == chosen) pick = k;
+  }
+  if (a.has("json")) {
+    Json out = {{"from", pr.src.format().name()}, {"to", pr.dst.format().name()}, {"source", pr.src.describe()},
+                {"destination", pr.dst.describe()}, {"runs", runs}, {"impls", Json::array()}};
+    for (size_t k = 0; k < rs.size(); ++k) {
+      Json one = Json::parse(rs[k].json(pr.src, pr.dst));
+      one["chosen"] = k == pick;
+      out["impls"].push_back(one);
+    }
+    out["chosen"] = chosen;
+    out["fastest"] = variants[fastest].force;
+    out["chosen_over_fastest"] = rs[pick].ratio / rs[fastest].ratio;
+    std::printf("%s\n", out.dump(2).c_str());
+    return 0;
+  }
+  std::printf("device: %s / %s\n", engine.info().platform.c_str(), engine.info().name.c_str());
+  std::printf("reorder: %s -> %s\n", pr.src.describe().c_str(), pr.dst.describe().c_str());
+  if (pr.conversion != Conversion{}) std::printf("conversion: %s\n", pr.conversion.summary().c_str());
+  std::printf("every implementation that accepts it, %d runs each, interleaved (medians; ratio to the faster copy):\n", runs);
+  for (size_t k = 0; k < rs.size(); ++k)
+    std::printf("  %-9s %.4f ms (kernel %.4f ms), ratio %.3f%s\n", variants[k].force.c_str(), rs[k].median_ms,
+                rs[k].kernel_ms, rs[k].ratio, k == pick ? "  (the selector's choice)" : "");
+  std::printf("fastest: %s; the selector's choice runs at %.3f of its speed\n", variants[fastest].force.c_str(),
+              rs[pick].ratio / rs[fastest].ratio);
+  return 0;
+}
+
 int cmd_bench(const Args& a, const CliOptions& o) {
   if (a.has("batch")) {
     if (a.has("beside-plain")) throw Error("--beside-plain times one reorder, not a --batch list");
+    if (a.has("every-impl")) throw Error("--every-impl times one reorder, not a --batch list");
     return bench_batch_list(a, o);
   }
   if (!a.has("from") || !a.has("to") || !a.has("shape"))
     throw Error("bench needs --from, --to and --shape (or --batch FILE)");
   Pair pr = pair_from(a);
   const int runs = static_cast<int>(a.count("runs", 25, 1, 100000));
+  if (a.has("every-impl")) {
+    if (a.has("impl")) throw Error("--every-impl times every implementation that accepts the reorder: drop --impl");
+    if (a.has("beside-plain")) throw Error("--every-impl and --beside-plain are two comparisons: give one");
+    return bench_every_impl(a, o, pr, runs);
+  }
   // --beside-plain: the same pair and modes without the arithmetic and sums, timed launch by launch beside it.
   Conversion plain;
   plain.rounding = pr.conversion.rounding;
@@ -1041,6 +1095,8 @@ struct CommandLine {
     bench.value("runs", "N", "timed runs (default 25)")
         .flag("beside-plain", "with fused arithmetic or --compensation: the plain conversion of the same pair timed "
                               "launch by launch beside it, and fused / plain")
+        .flag("every-impl", "every implementation that accepts the reorder, forced, timed launch by launch side by "
+                            "side: the fastest here, and the selector's choice against it")
         .value("batch", "FILE", "instead of one reorder: the reorders FILE lists (as precompile's) one launch each "
                                 "against one batched launch, each result checked")
         .flag("json", "the result as JSON")

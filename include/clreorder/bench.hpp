@@ -43,6 +43,18 @@ BenchResult bench_reorder(const Engine& engine, const Layout& src, const Layout&
 std::vector<BenchResult> bench_reorders(const Engine& engine, const Layout& src, const Layout& dst, const std::string& force,
                                         int runs, const std::vector<Conversion>& convs);
 
+/// One form of a reorder for bench_variants(): the implementation forced ("": the selector's choice) and the
+/// conversion.
+struct BenchVariant {
+  std::string force;      ///< implementation name, or "" for the selector's choice
+  Conversion conversion;  ///< the element conversion (fused arithmetic, modes)
+};
+
+/// bench_reorders() over any forms of the pair, implementations as well as conversions, interleaved the same
+/// way: what tells whether the selector's choice is the fastest implementation on this device.
+std::vector<BenchResult> bench_variants(const Engine& engine, const Layout& src, const Layout& dst, int runs,
+                                        const std::vector<BenchVariant>& variants);
+
 /// Medians of a list of reorders run one launch each and as one batch (reorder_batch()), timed alternately.
 struct BatchBenchResult {
   size_t reorders = 0;        ///< items in the list
