@@ -323,7 +323,7 @@ bool DiskCache::load(const std::string& device_key, const std::string& options, 
     count(&DiskCacheStats::rejected);
     count(&DiskCacheStats::misses);
     ::unlink(path.c_str());  // so the store after the rebuild replaces it
-    warn("cache file " + path + " is unusable (" + why + "); rebuilding it");
+    if (!why.empty()) warn("cache file " + path + " is unusable (" + why + "); rebuilding it");
     return false;
   };
   const std::string ikey = index_key(device_key, options, entry, code);
@@ -345,7 +345,9 @@ bool DiskCache::load(const std::string& device_key, const std::string& options, 
   if (payload.size() != 32 || payload.find_first_not_of("0123456789abcdef") != std::string::npos)
     return reject(ipath, "it names no program file");
   why.clear();
-  if (!read_file(ppath, &file, &why)) return reject(ipath, why.empty() ? "its program file " + ppath + " is gone" : why);
+  // Gone is no damage: another kernel of the program found it stale first (below), or another process
+  // cleared the directory.
+  if (!read_file(ppath, &file, &why)) return reject(ipath, why);
   // The program's key is checked against its own kernel list and today's common code: a program built from
   // an older common.cl, or a collision, is not this kernel's.
   std::string body;
@@ -361,8 +363,10 @@ bool DiskCache::load(const std::string& device_key, const std::string& options, 
   }
   const std::string binary = r.bytes();
   if (r.bad || r.pos != body.size()) return reject(ppath, "malformed kernel list");
-  if (stored_key != program_key(device_key, options, common, p.kernels))
-    return reject(ppath, "built from other source or for another device, driver or version");
+  // The index matched (device, driver, options, this kernel's code), so the program was built with another
+  // common.cl: an older library's, which every upgrade leaves behind. Replaced without a warning, which would
+  // come once per kernel and is no fault of the directory.
+  if (stored_key != program_key(device_key, options, common, p.kernels)) return reject(ppath, "");
   bool has = false;
   for (const auto& k : p.kernels) has = has || (k.first == entry && k.second == code);
   if (!has) return reject(ppath, "it does not hold kernel " + entry);

@@ -225,6 +225,35 @@ TEST(DiskCache, DamagedOrForeignFilesAreRebuiltWithAWarning) {
   }
 }
 
+// A library upgrade changes common.cl: every stored program of the older library is then stale under the
+// same index names. Each is replaced without a warning, as is an index whose program another kernel's lookup
+// removed (one warning per kernel would bury a runtime's log, and break the CLI's one-line errors); damage
+// still warns (above).
+TEST(DiskCache, AnOlderLibrarysProgramsAreReplacedQuietly) {
+  TempCache tc;
+  DiskCache& cache = DiskCache::instance();
+  const DiskCache::Program built{{{"reorder_k", "kernel code"}, {"reorder_j", "other code"}}, {1, 2, 3, 4}};
+  cache.store("device", "-cl-std=CL1.2", "common.cl v1", built);
+  ASSERT_EQ(tc.files(".clrp").size(), 1u);
+  ASSERT_EQ(tc.files(".clri").size(), 2u);
+  const DiskCacheStats before = cache.stats();
+  DiskCache::Program got;
+  EXPECT_FALSE(cache.load("device", "-cl-std=CL1.2", "common.cl v2", "reorder_k", "kernel code", &got));
+  EXPECT_EQ(cache.stats().rejected, before.rejected + 1);
+  EXPECT_EQ(cache.stats().misses, before.misses + 1);
+  EXPECT_TRUE(tc.warnings.empty()) << tc.warnings.front();
+  EXPECT_TRUE(tc.files(".clrp").empty());  // removed, so the rebuild's store replaces it
+  // The program's other kernel then finds its program gone: as quiet.
+  EXPECT_FALSE(cache.load("device", "-cl-std=CL1.2", "common.cl v2", "reorder_j", "other code", &got));
+  EXPECT_EQ(cache.stats().misses, before.misses + 2);
+  EXPECT_TRUE(tc.warnings.empty()) << tc.warnings.front();
+  cache.store("device", "-cl-std=CL1.2", "common.cl v2", built);
+  ASSERT_TRUE(cache.load("device", "-cl-std=CL1.2", "common.cl v2", "reorder_j", "other code", &got));
+  EXPECT_EQ(got.binary, built.binary);
+  EXPECT_EQ(got.kernels, built.kernels);
+  EXPECT_TRUE(tc.warnings.empty());
+}
+
 TEST(DiskCache, AnUnwritableDirectoryWarnsOnceAndStillRuns) {
   REQUIRE_DEVICE(e);
   TempCache tc;
