@@ -363,9 +363,10 @@ bool DiskCache::load(const std::string& device_key, const std::string& options, 
   }
   const std::string binary = r.bytes();
   if (r.bad || r.pos != body.size()) return reject(ppath, "malformed kernel list");
-  // The index matched (device, driver, options, this kernel's code), so the program was built with another
-  // common.cl: an older library's, which every upgrade leaves behind. Replaced without a warning, which would
-  // come once per kernel and is no fault of the directory.
+  // The index matched (library version, device, driver, options, this kernel's code), so the program was
+  // built with another common.cl of the same version: a build between releases, which every such rebuild
+  // leaves behind. Replaced without a warning, which would come once per kernel and is no fault of the
+  // directory.
   if (stored_key != program_key(device_key, options, common, p.kernels)) return reject(ppath, "");
   bool has = false;
   for (const auto& k : p.kernels) has = has || (k.first == entry && k.second == code);

@@ -225,11 +225,11 @@ TEST(DiskCache, DamagedOrForeignFilesAreRebuiltWithAWarning) {
   }
 }
 
-// A library upgrade changes common.cl: every stored program of the older library is then stale under the
-// same index names. Each is replaced without a warning, as is an index whose program another kernel's lookup
-// removed (one warning per kernel would bury a runtime's log, and break the CLI's one-line errors); damage
-// still warns (above).
-TEST(DiskCache, AnOlderLibrarysProgramsAreReplacedQuietly) {
+// A build between releases changes common.cl under the same version: every stored program of the earlier
+// build is then stale under the same index names. Each is replaced without a warning, as is an index whose
+// program another kernel's lookup removed (one warning per kernel would bury a runtime's log, and break the
+// CLI's one-line errors); damage still warns (above).
+TEST(DiskCache, AnEarlierBuildsProgramsAreReplacedQuietly) {
   TempCache tc;
   DiskCache& cache = DiskCache::instance();
   const DiskCache::Program built{{{"reorder_k", "kernel code"}, {"reorder_j", "other code"}}, {1, 2, 3, 4}};

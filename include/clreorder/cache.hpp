@@ -65,8 +65,8 @@ class DiskCache {
   };
   /// The program holding kernel (`entry`, `code`) built with `options` for the device `device_key` names,
   /// whose whole source is common + the codes of its kernels. False on a miss or a rejected file (counted,
-  /// removed so the next store replaces it, and warned about unless it is only an older library's: built
-  /// with another `common`).
+  /// removed so the next store replaces it, and warned about unless it is only stale: built with another
+  /// `common` of the same library version, or its program already removed).
   bool load(const std::string& device_key, const std::string& options, const std::string& common,
             const std::string& entry, const std::string& code, Program* out);
   /// Whether an index file for that kernel is there (not checked: load() may still reject it). Cheap, so a
