@@ -292,9 +292,9 @@ TEST(Selector, NarrowRowsOfFarNeighboursGoToStaged) {
       {"b_fs_yx_fsv4", "b_fs_yx_fsv32", DataType::u8, DataType::u8, "staged"},
       {"b_fs_yx_fsv4", "b_fs_yx_fsv16", DataType::f16, DataType::f16, "staged"},
       {"b_fs_yx_fsv4", "fs_b_yx_fsv32", DataType::f16, DataType::f16, "staged"},
-      {"b_fs_yx_fsv4", "b_fs_yx_fsv16", DataType::u8, DataType::f32, "staged"},  // 4-byte rows of the source
+      {"b_fs_yx_fsv4", "b_fs_yx_fsv16", DataType::u8, DataType::f32, "staged"},  // 4-byte source rows (1.5x)
       {"b_fs_yx_fsv4", "b_fs_yx_fsv16", DataType::f32, DataType::f32, "tiled"},  // 16-byte rows
-      {"b_fs_yx_fsv16", "b_fs_yx_fsv4", DataType::i8, DataType::i8, "tiled"},    // into the shorter run
+      {"b_fs_yx_fsv16", "b_fs_yx_fsv4", DataType::i8, DataType::i8, "tiled"},    // neighbours 16 bytes apart
       {"b_fs_yx_fsv16", "bs_fs_yx_bsv16_fsv16", DataType::f16, DataType::f16, "tiled"},
   };
   for (const char* type : {"cpu", "gpu"})
