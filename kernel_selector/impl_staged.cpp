@@ -36,14 +36,14 @@ StagedConfig config_for(const DeviceInfo& dev) {
 }
 
 // Which digits of `tile` form its run that is dense in the layout `stride` measures: the stride-1 digit,
-// the digit continuing it, and so on.
-std::vector<bool> dense_run(const std::vector<PermDigit>& tile, Stride stride) {
+// the digit continuing it, and so on; with `also`, dense in that layout too (equal strides on both sides).
+std::vector<bool> dense_run(const std::vector<PermDigit>& tile, Stride stride, Stride also = nullptr) {
   std::vector<bool> in_run(tile.size(), false);
   int64_t len = 1;
   for (bool grew = true; grew;) {
     grew = false;
     for (size_t k = 0; k < tile.size(); ++k)
-      if (!in_run[k] && tile[k].*stride == len) {
+      if (!in_run[k] && tile[k].*stride == len && (!also || tile[k].*also == len)) {
         in_run[k] = true;
         len *= tile[k].extent;
         grew = true;
@@ -53,28 +53,26 @@ std::vector<bool> dense_run(const std::vector<PermDigit>& tile, Stride stride) {
 }
 
 // Elements of that run.
-int64_t run_length(const std::vector<PermDigit>& tile, Stride stride) {
-  const std::vector<bool> in_run = dense_run(tile, stride);
+int64_t run_length(const std::vector<PermDigit>& tile, Stride stride, Stride also = nullptr) {
+  const std::vector<bool> in_run = dense_run(tile, stride, also);
   int64_t len = 1;
   for (size_t k = 0; k < tile.size(); ++k)
     if (in_run[k]) len *= tile[k].extent;
   return len;
 }
 
-// Elements of the run dense on both sides (digits of equal strides from 1).
-int64_t run_length_both(const std::vector<PermDigit>& digits) {
-  std::vector<bool> used(digits.size(), false);
-  int64_t len = 1;
-  for (bool grew = true; grew;) {
-    grew = false;
-    for (size_t k = 0; k < digits.size(); ++k)
-      if (!used[k] && digits[k].dst_stride == len && digits[k].src_stride == len) {
-        used[k] = true;
-        len *= digits[k].extent;
-        grew = true;
-      }
-  }
-  return len;
+// Whether tiled's rows (the run dense on both sides) are under 16 bytes of the narrower type while the
+// destination's next elements lie a cache line or more away in the source. Such rows took tiled 1.9-3.6x
+// staged's time (PoCL, clreorder bench --every-impl: b_fs_yx_fsv4 into b_fs_yx_fsv16 and b_fs_yx_fsv32 in i8,
+// u8 and f16, into fs_b_yx_fsv32 in f16), while with the neighbours near (b_fs_yx_fsv16 -> b_fs_yx_fsv4 i8:
+// 16 bytes) and with rows of 16 bytes and more (isv4 weight blocks of 64, fsv16 into bsv16_fsv16) tiled led:
+// staged runs first only there.
+bool narrow_far_rows(const ReorderParams& p, const Permutation& perm) {
+  const int64_t narrow = std::min(size_of(p.src.data_type()), size_of(p.dst.data_type()));
+  const int64_t rows = run_length(perm.digits, &PermDigit::dst_stride, &PermDigit::src_stride);
+  const auto next = std::find_if(perm.digits.begin(), perm.digits.end(), [&](const PermDigit& d) { return d.dst_stride == rows; });
+  return rows * narrow < 16 && next != perm.digits.end() &&
+         next->src_stride * static_cast<int64_t>(size_of(p.src.data_type())) >= 64;
 }
 
 struct StagedPlan {
@@ -114,19 +112,9 @@ StagedPlan make_plan(const ReorderParams& p) {
   // (0.75-1.07 of staged's time, streaming stores included), and on 32 and 64 bits across the families
   // (clreorder bench --impl: 0.46-0.95 of staged's time); on 8 and 16 bits neither led (see tiled's rank, which steps back
   // where its transposes are narrow); on the odd runs staged takes about half of tiled's time.
-  // Tiled's rows are the run dense on both sides. Rows under 16 bytes (of the narrower type) whose
-  // destination neighbours lie a cache line or more apart in the source took tiled 1.9-3.6x staged's time
-  // (PoCL, clreorder bench --every-impl: b_fs_yx_fsv4 into b_fs_yx_fsv16 and b_fs_yx_fsv32 in i8, u8 and f16,
-  // into fs_b_yx_fsv32 in f16), while with the neighbours near (b_fs_yx_fsv16 -> b_fs_yx_fsv4 i8: 16 bytes)
-  // and with rows of 16 bytes and more (isv4 weight blocks of 64, fsv16 into bsv16_fsv16) tiled led: staged
-  // runs first only there.
-  const int64_t narrow = std::min(size_of(p.src.data_type()), size_of(p.dst.data_type()));
-  const int64_t both = run_length_both(perm.digits);
-  const auto next = std::find_if(perm.digits.begin(), perm.digits.end(), [&](const PermDigit& d) { return d.dst_stride == both; });
-  const bool narrow_rows = both * narrow < 16 && next != perm.digits.end() &&
-                           next->src_stride * static_cast<int64_t>(size_of(p.src.data_type())) >= 64;
   if (inner.src_stride == 1) {
-    if (!narrow_rows) sp.slower = "the destination's inner run is dense in the source too: tiled copies it as vector rows";
+    if (!narrow_far_rows(p, perm))
+      sp.slower = "the destination's inner run is dense in the source too: tiled copies it as vector rows";
   } else if (inner.extent % 4 == 0 && src_inner->extent % 4 == 0)
     sp.slower = "dense runs of " + num(inner.extent) + " (destination) and " + num(src_inner->extent) +
                 " (source) elements are multiples of 4: tiled's register transposes apply (measured as fast or faster)";
