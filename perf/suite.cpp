@@ -76,7 +76,31 @@ struct SuiteCase {
   const char* to_dtype;
   const char* src_pad = "";  // lower = upper padding per axis, "" none
   const char* dst_pad = "";
+  // The table's type column: "f32", or "u8->f32" for a conversion.
+  std::string types() const { return std::string(dtype) + (std::string(dtype) == to_dtype ? "" : std::string("->") + to_dtype); }
 };
+
+// A case of the main list as the main table and --impls time it: its label (formats, shape, paddings) and
+// its layouts.
+struct PlainCase {
+  std::string label;
+  Layout src, dst;
+};
+
+PlainCase plain_case(const SuiteCase& c) {
+  std::string label = std::string(c.from) + " -> " + c.to + " " + c.shape;
+  if (*c.src_pad) label += " src pad " + std::string(c.src_pad);
+  if (*c.dst_pad) label += " dst pad " + std::string(c.dst_pad);
+  const Dims shape = parse_dims(c.shape);
+  const Dims sp = *c.src_pad ? parse_dims(c.src_pad) : Dims{}, dp = *c.dst_pad ? parse_dims(c.dst_pad) : Dims{};
+  return PlainCase{label, Layout(format_from_name(c.from), parse_data_type(c.dtype), shape, sp, sp),
+                   Layout(format_from_name(c.to), parse_data_type(c.to_dtype), shape, dp, dp)};
+}
+
+// Whether --filter leaves the case out (it matches the label and the types).
+bool filtered_out(const std::string& filter, const PlainCase& pc, const SuiteCase& c) {
+  return !filter.empty() && (pc.label + " " + c.dtype + " -> " + c.to_dtype).find(filter) == std::string::npos;
+}
 
 // Every family in every element size (8, 16, 32 and 64 bits), both directions where a runtime meets both,
 // conversions inside transposes, padded sides, tensors from 1 KB to 100 MB. Chosen for coverage, not for
@@ -304,14 +328,10 @@ int main(int argc, char** argv) {
     int n = 0, n_dnnl = 0;
     double worst = 1e9;
     for (const SuiteCase& c : kCases) {
-      std::string label = std::string(c.from) + " -> " + c.to + " " + c.shape;
-      if (*c.src_pad) label += " src pad " + std::string(c.src_pad);
-      if (*c.dst_pad) label += " dst pad " + std::string(c.dst_pad);
-      if (!filter.empty() && (label + " " + c.dtype + " -> " + c.to_dtype).find(filter) == std::string::npos) continue;
-      Dims shape = parse_dims(c.shape);
-      const Dims sp = *c.src_pad ? parse_dims(c.src_pad) : Dims{}, dp = *c.dst_pad ? parse_dims(c.dst_pad) : Dims{};
-      Layout src(format_from_name(c.from), parse_data_type(c.dtype), shape, sp, sp);
-      Layout dst(format_from_name(c.to), parse_data_type(c.to_dtype), shape, dp, dp);
+      const PlainCase pc = plain_case(c);
+      if (filtered_out(filter, pc, c)) continue;
+      const std::string& label = pc.label;
+      const Layout &src = pc.src, &dst = pc.dst;
       if (!impl.empty()) {
         std::string declined;
         for (const Verdict& v : KernelSelector::instance().explain(ReorderParams{src, dst, engine.info(), {}}))
@@ -333,7 +353,7 @@ int main(int argc, char** argv) {
       else std::snprintf(dnnl_cols, sizeof dnnl_cols, " |  ");
       if (!dnnl.ok && onednn_available()) std::fprintf(stderr, "oneDNN skipped for %s: %s\n", label.c_str(), dnnl.why.c_str());
       char row[512];
-      std::string types = std::string(c.dtype) + (std::string(c.dtype) == c.to_dtype ? "" : std::string("->") + c.to_dtype);
+      const std::string types = c.types();
       std::snprintf(row, sizeof row, "| %s | %s | %s | %.3f | %.2f | %.2f | %.2f / %.2f | %.3f | %.3f | %.1f (%.1f) | %s |\n",
                     label.c_str(), types.c_str(), r.impl.c_str(), r.median_ms, r.gbps_logical, r.gbps_physical,
                     r.copy_gbps, r.copy_kernel_gbps, r.ratio, r.ratio_copy_buffer, r.enqueue_us, r.bare_enqueue_us, dnnl_cols);
@@ -492,7 +512,7 @@ int run_views(const Engine& engine, int runs, int repeat, const std::string& imp
     const BenchResult d = median_ratio(dense), v = median_ratio(view);
     const double rel = v.ratio / d.ratio;
     const std::string strides = *vc.src_strides ? std::string("src ") + vc.src_strides : std::string("dst ") + vc.dst_strides;
-    const std::string types = std::string(c.dtype) + (std::string(c.dtype) == c.to_dtype ? "" : std::string("->") + c.to_dtype);
+    const std::string types = c.types();
     char row[512];
     std::snprintf(row, sizeof row, "| %s | %s | %s | %s | %.3f | %.3f | %.3f |\n", label.c_str(), types.c_str(), strides.c_str(),
                   v.impl.c_str(), d.ratio, v.ratio, rel);
@@ -531,14 +551,10 @@ int run_impls(const Engine& engine, int runs, int repeat, const std::string& out
   std::string worst_case;
   int n = 0, chosen_fastest = 0;
   for (const SuiteCase& c : kCases) {
-    std::string label = std::string(c.from) + " -> " + c.to + " " + c.shape;
-    if (*c.src_pad) label += " src pad " + std::string(c.src_pad);
-    if (*c.dst_pad) label += " dst pad " + std::string(c.dst_pad);
-    if (!filter.empty() && (label + " " + c.dtype + " -> " + c.to_dtype).find(filter) == std::string::npos) continue;
-    const Dims shape = parse_dims(c.shape);
-    const Dims sp = *c.src_pad ? parse_dims(c.src_pad) : Dims{}, dp = *c.dst_pad ? parse_dims(c.dst_pad) : Dims{};
-    const Layout src(format_from_name(c.from), parse_data_type(c.dtype), shape, sp, sp);
-    const Layout dst(format_from_name(c.to), parse_data_type(c.to_dtype), shape, dp, dp);
+    const PlainCase pc = plain_case(c);
+    if (filtered_out(filter, pc, c)) continue;
+    const std::string& label = pc.label;
+    const Layout &src = pc.src, &dst = pc.dst;
     std::vector<BenchVariant> variants;
     std::string chosen;
     for (const Verdict& v : ks.explain(ReorderParams{src, dst, engine.info(), {}})) {
@@ -560,7 +576,7 @@ int run_impls(const Engine& engine, int runs, int repeat, const std::string& out
       if (fastest.empty() || med[name] > med[fastest]) fastest = name;
     }
     const double rel = med[chosen] / med[fastest];
-    const std::string types = std::string(c.dtype) + (std::string(c.dtype) == c.to_dtype ? "" : std::string("->") + c.to_dtype);
+    const std::string types = c.types();
     std::string row = "| " + label + " | " + types + " | " + chosen + " |";
     char cell[64];
     std::string csv_row = std::string("\"") + c.from + "\",\"" + c.to + "\",\"" + c.shape + "\"," + c.dtype + "," + c.to_dtype +
