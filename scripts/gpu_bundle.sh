@@ -30,6 +30,10 @@ pack)
     awk '/=> \//{print $3}' | sort -u | grep -v -e "$build" -e '/libc\.so' -e '/libm\.so' -e '/libstdc++' -e '/libgcc_s' |
     while read -r lib; do cp -L "$lib" "$stage/lib/"; done
   echo "$build" > "$stage/build_dir"
+  # The device-test slices as ctest runs them (tests/CMakeLists.txt, CLREORDER_DEVICE_GROUPS): name|filter.
+  sed -n 's/^add_test(device\.\([a-z0-9_]*\) "[^"]*\/test_device" "--gtest_filter=\([^"]*\)")$/\1|\2/p' \
+    "$build/tests/CTestTestfile.cmake" > "$stage/slices"
+  [ -s "$stage/slices" ] || { echo "no device-test slices in $build/tests/CTestTestfile.cmake"; exit 1; }
   mkdir -p "$(dirname "$archive")"
   tar cJf "$archive" -C "$stage" . && echo "packed $(du -h "$archive" | cut -f1) into $archive (built in $build)"
   ;;
@@ -62,16 +66,8 @@ run)
   for phase in "$@"; do
     case $phase in
     tests)
-      # The slices of tests/CMakeLists.txt (CLREORDER_DEVICE_GROUPS), each its own process.
-      other='-Data/EveryPairInsideRank.*:Device.EveryDataFormatToAndFromPlain:Device.EveryDataTypePairOnRandomBits:DeviceWeights.*'
-      other+=':Device.SixtyFourBitIndicesOnTheLargestTensorTheDeviceAllows:DeviceFamilies.*'
-      other+=':Device.ConversionsMatchTheHostBitForBit:Device.ConversionModesOnEveryPath'
-      slices=("pairs_rank4|Data/EveryPairInsideRank.AllOrderedPairs/rank4"
-              "pairs_rank2_5|Data/EveryPairInsideRank.AllOrderedPairs/rank2:Data/EveryPairInsideRank.AllOrderedPairs/rank5"
-              "plain_and_types|Device.EveryDataFormatToAndFromPlain:Device.EveryDataTypePairOnRandomBits"
-              "weights|DeviceWeights.*" "largest|Device.SixtyFourBitIndicesOnTheLargestTensorTheDeviceAllows"
-              "families|DeviceFamilies.*" "conversions|Device.ConversionsMatchTheHostBitForBit:Device.ConversionModesOnEveryPath"
-              "other|$other")
+      # The slices pack read from ctest's test list, each its own process.
+      mapfile -t slices < "$root/slices"
       mkdir -p "$out/logs"
       export CLREORDER_CACHE_DIR=off CLREORDER_CONTEXT_CYCLES=${CLREORDER_CONTEXT_CYCLES:-100}
       limit=${TEST_LIMIT:-420}
