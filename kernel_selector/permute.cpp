@@ -25,6 +25,111 @@ std::vector<AxisDigit> axis_digits(const IndexPlan& plan, int dim) {
   return out;
 }
 
+// One layout's digits of the logical axes [a0, a1] read as one coordinate, row-major over their padded
+// coordinates (as a fused dim yxs combines them, so that a pair with yxs on one side is still a strided
+// permutation): divisors over that value, its lower padding and the extent it spans; or why it cannot be
+// read so. Only a0 may be padded: padding of the others would leave holes inside the combined range. Where
+// the layout keeps the axes apart, digits that continue each other (y's stride x's extent times x's, as in
+// oiyx) merge, so that a block of the combined value (yxsv2 over 3x3) may cut across rows of x.
+struct GroupSide {
+  std::vector<AxisDigit> digits;
+  int64_t lower = 0, extent = 1;
+  bool owned = true;
+  std::string reject;
+};
+
+GroupSide group_side(const Layout& l, int a0, int a1) {
+  const IndexPlan& plan = l.plan();
+  GroupSide g;
+  if (a0 == a1) {
+    const int d = l.format().dim_of_axis(a0);
+    const PlanDim& pd = plan.pdims[static_cast<size_t>(d)];
+    g.digits = axis_digits(plan, d);
+    g.lower = pd.lower[0];
+    g.extent = pd.extent;
+    g.owned = pd.owned;
+    return g;
+  }
+  auto letter = [&](int a) { return std::string(1, l.format().axes()[static_cast<size_t>(a)]); };
+  auto inner_of = [&](int a) {  // product of the dims after a in the group
+    int64_t n = 1;
+    for (int b = a + 1; b <= a1; ++b) n *= plan.dims[static_cast<size_t>(b)];
+    return n;
+  };
+  for (int a = a0; a <= a1;) {
+    const int d = l.format().dim_of_axis(a);
+    const PlanDim& pd = plan.pdims[static_cast<size_t>(d)];
+    const int last = a + static_cast<int>(pd.axes.size()) - 1;
+    for (size_t k = 0; k < pd.axes.size(); ++k) {
+      const int b = pd.axes[k];
+      if (b != a0 && (pd.lower[k] != 0 || pd.sizes[k] != plan.dims[static_cast<size_t>(b)])) {
+        g.reject = "axis " + letter(b) + " is padded inside a fused dim's combined coordinate (" + letter(a0) + ".." +
+                   letter(a1) + ")";
+        return g;
+      }
+    }
+    std::vector<AxisDigit> ds = axis_digits(plan, d);
+    const int64_t inner = inner_of(last);
+    if (a == a0) {
+      g.lower = pd.lower[0] * inner_of(a0);
+      g.extent = pd.extent * inner;
+    } else {
+      int64_t sizes = 1;
+      for (int64_t s : pd.sizes) sizes *= s;
+      for (AxisDigit& x : ds) {
+        if (!x.top) continue;
+        if (pd.extent != sizes || pd.extent % x.divisor != 0) {
+          g.reject = "blocks of axis " + letter(a) + " round it up inside a fused dim's combined coordinate";
+          return g;
+        }
+        x.extent = pd.extent / x.divisor;
+        x.top = false;
+      }
+    }
+    for (AxisDigit& x : ds) x.divisor *= inner;
+    g.owned = g.owned && pd.owned;
+    g.digits.insert(g.digits.end(), ds.begin(), ds.end());
+    a = last + 1;
+  }
+  std::sort(g.digits.begin(), g.digits.end(), [](const AxisDigit& x, const AxisDigit& y) { return x.divisor < y.divisor; });
+  for (size_t k = 0; k + 1 < g.digits.size();) {
+    AxisDigit &lo = g.digits[k], &hi = g.digits[k + 1];
+    if (!lo.top && hi.divisor == lo.divisor * lo.extent && hi.stride == lo.stride * lo.extent) {
+      lo = AxisDigit{lo.divisor, lo.extent * hi.extent, lo.stride, hi.order, hi.top};
+      g.digits.erase(g.digits.begin() + static_cast<std::ptrdiff_t>(k) + 1);
+    } else {
+      ++k;
+    }
+  }
+  return g;
+}
+
+// The runs of logical axes that a fused dim of either layout combines, as (first, last); every other axis
+// alone. Fused dims whose axes are out of canonical order leave `reject` set.
+std::vector<std::pair<int, int>> axis_groups(const Layout& src, const Layout& dst, std::string* reject) {
+  const int r = dst.rank();
+  std::vector<int> end(static_cast<size_t>(r));
+  for (int a = 0; a < r; ++a) end[static_cast<size_t>(a)] = a;
+  for (const Layout* l : {&src, &dst})
+    for (const PlanDim& pd : l->plan().pdims) {
+      for (size_t k = 1; k < pd.axes.size(); ++k)
+        if (pd.axes[k] != pd.axes[0] + static_cast<int>(k)) {
+          *reject = "fused axes of " + l->format().name() + " out of the canonical order";
+          return {};
+        }
+      int& e = end[static_cast<size_t>(pd.axes.front())];
+      e = std::max(e, pd.axes.back());
+    }
+  std::vector<std::pair<int, int>> groups;
+  for (int a = 0; a < r;) {
+    int last = end[static_cast<size_t>(a)];
+    for (int b = a; b <= last; ++b) last = std::max(last, end[static_cast<size_t>(b)]);
+    groups.emplace_back(a, last);
+    a = last + 1;
+  }
+  return groups;
+}
+
 // The digit of `ds` that holds the refined range starting at weight `w` (and ending at `hi`, 0 = open).
 const AxisDigit* holder(const std::vector<AxisDigit>& ds, int64_t w, int64_t hi) {
   for (const AxisDigit& d : ds)
@@ -121,22 +226,34 @@ Permutation make_permutation(const Layout& src, const Layout& dst, const std::ve
     return p;
   }
   p.axes.resize(static_cast<size_t>(dst.rank()));
-  for (int a = 0; a < dst.rank(); ++a) {
-    const int sd = src.format().dim_of_axis(a), dd = dst.format().dim_of_axis(a);
-    const std::string axis_name(1, dst.format().axes()[static_cast<size_t>(a)]);
-    if (sp.pdims[sd].axes.size() != 1 || dp.pdims[dd].axes.size() != 1) {
-      p.reject = "fused axes (yxs) are not a strided permutation";
-      return p;
-    }
-    std::vector<AxisDigit> sdig = axis_digits(sp, sd), ddig = axis_digits(dp, dd);
+  const std::vector<std::pair<int, int>> groups = axis_groups(src, dst, &p.reject);
+  if (!p.reject.empty()) return p;
+  for (const auto& [a, last] : groups) {
+    // A group of several axes is one coordinate of the first (v row-major over them); the others are points.
+    std::string axis_name;
+    for (int b = a; b <= last; ++b) axis_name += dst.format().axes()[static_cast<size_t>(b)];
+    if (last > a)
+      for (int t : tracked)
+        if (t >= a && t <= last) {
+          p.reject = "per-index values or sums on axis " + std::string(1, axis_name[static_cast<size_t>(t - a)]) +
+                     ", which a fused dim folds into one coordinate (" + axis_name + ")";
+          return p;
+        }
+    const GroupSide ss = group_side(src, a, last), ds_ = group_side(dst, a, last);
+    for (const GroupSide* g : {&ss, &ds_})
+      if (!g->reject.empty()) {
+        p.reject = g->reject;
+        return p;
+      }
+    const std::vector<AxisDigit>&sdig = ss.digits, &ddig = ds_.digits;
     const int64_t src_tile = std::max_element(sdig.begin(), sdig.end(), [](auto& x, auto& y) { return x.divisor < y.divisor; })->divisor;
-    if (!dp.pdims[dd].owned) {
+    if (!ds_.owned) {
       p.reject = "the destination owns only some slots of axis " + axis_name + " (TPU channels start on NPU " +
-                 std::to_string(dp.pdims[dd].lower[0]) + "): only the generic kernel skips the others";
+                 std::to_string(ds_.lower) + "): only the generic kernel skips the others";
       return p;
     }
     // Plan paddings, not the layouts' own: a TPU layout shifts its channels without padding.
-    const int64_t src_lower = sp.pdims[sd].lower[0], dst_lower = dp.pdims[dd].lower[0];
+    const int64_t src_lower = ss.lower, dst_lower = ds_.lower;
     const int64_t delta = src_lower - dst_lower;
     if (delta % src_tile != 0) {
       p.reject = "lower paddings of axis " + axis_name + " differ by " + std::to_string(delta) +
@@ -157,7 +274,7 @@ Permutation make_permutation(const Layout& src, const Layout& dst, const std::ve
                    std::to_string(bounds[k]) + ")";
         return p;
       }
-    const int64_t limit = dp.pdims[dd].extent, top = bounds.back();
+    const int64_t limit = ds_.extent, top = bounds.back();
     const int64_t top_extent = (limit + top - 1) / top;
     for (size_t k = 0; k < bounds.size(); ++k) {
       const int64_t w = bounds[k], hi = k + 1 < bounds.size() ? bounds[k + 1] : 0;
@@ -181,6 +298,12 @@ Permutation make_permutation(const Layout& src, const Layout& dst, const std::ve
     PermAxis& ax = p.axes[static_cast<size_t>(a)];
     ax.lower = dst_lower;
     ax.dim = dst.dims()[a];
+    for (int b = a + 1; b <= last; ++b) {
+      ax.folds.push_back(dst.dims()[static_cast<size_t>(b)]);
+      ax.dim *= dst.dims()[static_cast<size_t>(b)];
+      PermAxis& point = p.axes[static_cast<size_t>(b)];
+      point.dim = point.limit = point.span = point.read_hi = 1;
+    }
     ax.limit = limit;
     ax.check_low = ax.lower > 0;
     ax.check_high = top_extent * top > ax.lower + ax.dim;
@@ -188,7 +311,7 @@ Permutation make_permutation(const Layout& src, const Layout& dst, const std::ve
     // The source holds padded coordinates [0, its extent) of this axis; v maps to v + delta there.
     ax.span = top_extent * top;
     ax.read_lo = -delta;
-    ax.read_hi = sp.pdims[sd].extent - delta;
+    ax.read_hi = ss.extent - delta;
   }
   // Destination order: by the destination digit that holds each refined digit, coarser weights first.
   std::stable_sort(placed.begin(), placed.end(), [](const Placed& x, const Placed& y) {

@@ -37,6 +37,10 @@ struct PermAxis {
   /// A kernel needs its coordinate (per-index parameters of the conversion): its digits keep their axis
   /// (never merged with another axis') and grid_decode() computes its v, masked or not.
   bool tracked = false;
+  /// The dims of the axes after this one that a fused dim (yxs, on either side) folds into its coordinate,
+  /// outer first: v then counts row-major over this axis and them, and their own PermAxis are single points
+  /// (v = 0). Empty for an axis of its own.
+  std::vector<int64_t> folds;
   bool masked() const { return check_low || check_high || check_write; }
 };
 
@@ -55,9 +59,10 @@ struct Permutation {
   bool masked(const PermDigit& d) const;
 };
 
-/// Refines src and dst into one iteration space. Declines fused dims (yxs) and source/destination
-/// lower-padding differences that are not multiples of the source blocks of that axis. The axes in
-/// `tracked` are PermAxis::tracked.
+/// Refines src and dst into one iteration space; the axes a fused dim (yxs) combines are one coordinate
+/// (PermAxis::folds). Declines padding inside such a coordinate, per-index values on it, and source/destination
+/// lower-padding differences that are not multiples of the source blocks of that axis. The axes in `tracked`
+/// are PermAxis::tracked.
 Permutation make_permutation(const Layout& src, const Layout& dst, const std::vector<int>& tracked = {});
 
 /// The logical axes the indexed parameters and the compensation sums of `conv` read coordinates of (each once).

@@ -100,10 +100,22 @@ inline std::string check_permutation(const Layout& src, const Layout& dst) {
     if (readable && (soff < 0 || soff >= src.elements()))
       return "source offset " + std::to_string(soff) + " of a readable tuple outside the source's " +
              std::to_string(src.elements()) + " elements";
+    // Logical coordinates: v - lower, where an axis' coordinate folds others' (yxs) split row-major, the
+    // first part floored (a padding tuple's is negative).
+    Dims cs(static_cast<size_t>(r));
+    for (int a = 0; a < r; ++a) cs[static_cast<size_t>(a)] = v[static_cast<size_t>(a)] - p.axes[static_cast<size_t>(a)].lower;
+    for (int a = 0; a < r; ++a) {
+      const std::vector<int64_t>& folds = p.axes[static_cast<size_t>(a)].folds;
+      int64_t rest = cs[static_cast<size_t>(a)];
+      for (size_t k = folds.size(); k-- > 0;) {
+        const int64_t m = ((rest % folds[k]) + folds[k]) % folds[k];
+        cs[static_cast<size_t>(a) + 1 + k] = m;
+        rest = (rest - m) / folds[k];
+      }
+      cs[static_cast<size_t>(a)] = rest;
+    }
     if (readable && std::find(known.begin(), known.end(), false) == known.end()) {
       // Its padded source coordinate is v + (source lower - destination lower): the plan's offset there.
-      Dims cs(static_cast<size_t>(r));
-      for (int a = 0; a < r; ++a) cs[static_cast<size_t>(a)] = v[static_cast<size_t>(a)] - p.axes[static_cast<size_t>(a)].lower;
       if (soff != src.plan().offset(cs.data()))
         return "source offset of a readable padding tuple disagrees with the source plan";
     }
@@ -115,7 +127,7 @@ inline std::string check_permutation(const Layout& src, const Layout& dst) {
     if (static_cast<bool>(dst_valid[static_cast<size_t>(doff)]) != valid)
       return "tuple validity disagrees with the destination plan at offset " + std::to_string(doff);
     for (int a = 0; a < r; ++a)
-      if (known[static_cast<size_t>(a)] && valid && c[static_cast<size_t>(a)] != v[static_cast<size_t>(a)] - p.axes[static_cast<size_t>(a)].lower)
+      if (known[static_cast<size_t>(a)] && valid && c[static_cast<size_t>(a)] != cs[static_cast<size_t>(a)])
         return "coordinate of axis " + std::to_string(a) + " disagrees with the destination plan";
     if (!valid) continue;
     if (doff != dst.plan().offset(c.data())) return "destination offset disagrees with the plan";

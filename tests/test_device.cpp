@@ -350,6 +350,25 @@ static void run_on_every_impl(const Engine& e, const std::vector<Case>& cases) {
   }
 }
 
+// Fused dims (yxs) beside axes kept apart: every implementation forced where it accepts, both ways, with
+// the combined coordinate's blocked tails (yxsv2 over 3x3 and 1x5, yxsv4 over 3x3), padding on y on either
+// side, conversions, kept padding and 8- and 16-bit types.
+TEST(Device, FusedDimsOnEveryImplementation) {
+  REQUIRE_DEVICE(e);
+  auto F = [](const char* name) { return Format::parse(name); };
+  using T = DataType;
+  const std::vector<Case> cases = {
+      make_case(F("oiyx"), F("i_yxs_os_yxsv2_osv16"), {33, 17, 3, 3}),
+      make_case(F("i_yxs_os_yxsv2_osv16"), F("oiyx"), {33, 17, 1, 5}, T::f16, T::f32),
+      make_case(F("os_is_yx_isv16_osv16"), F("i_yxs_os_yxsv2_osv16"), {32, 16, 3, 3}, T::i8, T::i8, {0, 0, 1, 0}, {}, {0, 0, 1, 0}, {0, 0, 2, 0}),
+      make_case(F("goiyx"), F("gs_oi_yxs_gsv16_yxsv4"), {35, 1, 1, 3, 3}, T::f32, T::f16),
+      make_case(F("gs_oi_yxs_gsv4_yxsv4"), F("goiyx"), {6, 3, 2, 3, 3}, T::u8, T::u8, {}, {}, {0, 0, 0, 1, 0}),
+      make_case(F("goiyx"), F("gi_yxs_os_yxsv2_osv16"), {2, 20, 5, 3, 3}, T::f16, T::f16),
+      converting(make_case(F("oiyx"), F("i_yxs_os_yxsv2_osv16"), {20, 3, 3, 3}, T::f32, T::f32, {}, {}, {0, 0, 1, 0}),
+                 modes(Rounding::nearest_even, Overflow::saturate, Padding::keep))};
+  run_on_every_impl(*e, cases);
+}
+
 // Issue 16's padding policy: with Padding::keep no kernel writes the destination's padding. The harness fills
 // the destination with random bytes and the reference leaves them in the padding, so a zero written there
 // fails; every family with padding (blocked tails, explicit padding on either side, weights tails on both

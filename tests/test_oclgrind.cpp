@@ -145,6 +145,7 @@ std::vector<Sweep> sweep_cases() {
       {make_case(F("b_fs_zyx_fsv4"), F("is_os_zyx_isv16_osv16"), {4, 9, 11, 5, 1}, T::u8, T::bf16, {}, {}, {},
                  {0, 1, 1, 1, 2}), 0, 0},
       {make_case(F("oiyx"), F("i_yxs_os_yxsv2_osv16"), {33, 17, 3, 3}, T::f32, T::f32, {}, {}, {2, 0, 1, 0}), 0, 0},
+      {make_case(F("gs_oi_yxs_gsv4_yxsv4"), F("goiyx"), {6, 3, 2, 3, 3}, T::f16, T::f16, {}, {}, {0, 0, 0, 1, 0}), 0, 0},
       {make_case(F("oiyx"), F("bfyx"), {16, 4, 1, 17}, T::f16, T::f16), 0, 0},
       // Grouped weights: depthwise, group tails.
       {make_case(F("goiyx"), F("gs_oiyx_gsv16"), {32, 1, 1, 3, 3}), 0, 0},
