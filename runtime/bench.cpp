@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cstdio>
 
+#include "clreorder/cache.hpp"
 #include "clreorder/error.hpp"
 #include "clreorder/reference.hpp"
 #include "clreorder/reorder.hpp"
@@ -280,6 +281,44 @@ BatchBenchResult bench_batch(const Engine& engine, const std::vector<std::pair<L
     rethrow_cl("bench of a batch of " + std::to_string(pairs.size()) + " reorders");
   }
   return r;
+}
+
+TuneResult compare_impls(const Engine& engine, const Layout& src, const Layout& dst, const Conversion& conv, int runs) {
+  if (runs < 1) throw Error("compare_impls: runs must be at least 1, got " + std::to_string(runs));
+  TuneResult t;
+  const ReorderParams params{src, dst, engine.info(), conv};
+  std::vector<BenchVariant> variants;
+  for (const Verdict& v : KernelSelector::instance().explain(params)) {
+    if (!v.declines.empty()) continue;
+    variants.push_back(BenchVariant{v.impl, conv});
+    if (v.chosen) t.ranked = v.impl;
+  }
+  if (variants.empty()) throw Error("no implementation accepts " + src.describe() + " -> " + dst.describe());
+  t.chosen = plan_reorder(engine.info(), src, dst, "", conv).impl;
+  for (const BenchVariant& v : variants) prepare(engine, {{src, dst}}, v.force, conv);  // compiles apart from the runs
+  t.results = bench_variants(engine, src, dst, runs, variants);
+  size_t fastest = 0;
+  for (size_t k = 0; k < t.results.size(); ++k) {
+    t.results[k].impl = variants[k].force;
+    if (t.results[k].median_ms < t.results[fastest].median_ms) fastest = k;
+  }
+  t.fastest = variants[fastest].force;
+  return t;
+}
+
+TuneResult tune_reorder(const Engine& engine, const Layout& src, const Layout& dst, const Conversion& conv, int runs,
+                        double margin) {
+  if (!(margin >= 1.0)) throw Error("tune: margin must be at least 1, got " + std::to_string(margin));
+  TuneResult t = compare_impls(engine, src, dst, conv, runs);
+  auto ms_of = [&](const std::string& impl) {
+    for (const BenchResult& r : t.results)
+      if (r.impl == impl) return r.median_ms;
+    return 0.0;
+  };
+  t.kept = ms_of(t.fastest) * margin < ms_of(t.ranked) ? t.fastest : t.ranked;
+  keep_choice(engine.info(), src, dst, conv, t.kept);
+  t.stored = !DiskCache::instance().directory().empty();
+  return t;
 }
 
 }  // namespace clreorder

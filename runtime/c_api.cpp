@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "clreorder/bench.hpp"
 #include "clreorder/cache.hpp"
 #include "clreorder/error.hpp"
 #include "clreorder/format.hpp"
@@ -344,6 +345,19 @@ clreorder_status clreorder_precompile_attr(clreorder_context context, size_t cou
       pairs.emplace_back(src_layouts[i]->layout, dst_layouts[i]->layout);
     }
     clreorder::prepare(context->engine, pairs, "", conversion_of(attr));
+  });
+}
+
+clreorder_status clreorder_tune(clreorder_context context, clreorder_layout src_layout, clreorder_layout dst_layout,
+                                clreorder_attr attr, int runs, char* kept, size_t size, size_t* length) {
+  CR_REQUIRE(context);
+  CR_REQUIRE(src_layout);
+  CR_REQUIRE(dst_layout);
+  if (size > 0) CR_REQUIRE(kept);
+  return guarded(__func__, [&] {
+    const clreorder::TuneResult t =
+        clreorder::tune_reorder(context->engine, src_layout->layout, dst_layout->layout, conversion_of(attr), runs);
+    copy_text(t.kept, kept, size, length);
   });
 }
 

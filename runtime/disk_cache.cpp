@@ -28,9 +28,10 @@ namespace clreorder {
 namespace {
 
 constexpr char kMagic[8] = {'C', 'L', 'R', 'E', 'O', 'R', 'D', 'R'};
-constexpr uint32_t kFormatVersion = 1, kProgram = 1, kIndex = 2;
+constexpr uint32_t kFormatVersion = 1, kProgram = 1, kIndex = 2, kChoice = 3;
 const char* const kProgramExt = ".clrp";
 const char* const kIndexExt = ".clri";
+const char* const kChoiceExt = ".clrc";
 
 std::string hex_name(const std::string& key) {
   const XXH128_hash_t h = XXH3_128bits(key.data(), key.size());
@@ -277,12 +278,13 @@ DiskCacheInfo DiskCache::info() const {
   if (DIR* d = ::opendir(info.directory.c_str())) {
     while (const dirent* e = ::readdir(d)) {
       const std::string name = e->d_name;
-      const bool program = ends_with(name, kProgramExt), index = ends_with(name, kIndexExt);
-      if ((!program && !index) || name[0] == '.') continue;
+      const bool program = ends_with(name, kProgramExt), index = ends_with(name, kIndexExt), choice = ends_with(name, kChoiceExt);
+      if ((!program && !index && !choice) || name[0] == '.') continue;
       struct stat st;
       if (::stat((info.directory + "/" + name).c_str(), &st) != 0) continue;
       info.programs += program;
       info.indexes += index;
+      info.choices += choice;
       info.bytes += static_cast<uint64_t>(st.st_size);
     }
     ::closedir(d);
@@ -297,7 +299,7 @@ uint64_t DiskCache::clear() {
   if (DIR* d = ::opendir(dir.c_str())) {
     while (const dirent* e = ::readdir(d)) {
       const std::string name = e->d_name;
-      const bool ours = ends_with(name, kProgramExt) || ends_with(name, kIndexExt);
+      const bool ours = ends_with(name, kProgramExt) || ends_with(name, kIndexExt) || ends_with(name, kChoiceExt);
       if (ours && name[0] != '.' && ::unlink((dir + "/" + name).c_str()) == 0) ++removed;  // not a writer's temporary
     }
     ::closedir(d);
@@ -403,6 +405,10 @@ void DiskCache::store(const std::string& device_key, const std::string& options,
     const std::string ikey = index_key(device_key, options, k.first, k.second);
     ok = write_atomically(dir, hex_name(ikey) + kIndexExt, frame(kIndex, ikey, pname), &why);
   }
+  note_write(ok, dir, why);
+}
+
+void DiskCache::note_write(bool ok, const std::string& dir, const std::string& why) {
   bool first_failure = false;
   {
     std::lock_guard<std::mutex> guard(mutex_);
@@ -416,6 +422,34 @@ void DiskCache::store(const std::string& device_key, const std::string& options,
   }
   if (first_failure)
     warn("cannot write the kernel cache directory " + dir + " (" + why + "); continuing without storing kernels");
+}
+
+std::string DiskCache::load_choice(const std::string& key) {
+  const std::string dir = directory();
+  if (dir.empty()) return "";
+  const std::string path = dir + "/" + hex_name(key) + kChoiceExt;
+  std::string file, payload, why;
+  if (!read_file(path, &file, &why)) return "";
+  if (!unframe(file, kChoice, key, &payload, &why)) {
+    ::unlink(path.c_str());
+    warn("cache file " + path + " is unusable (" + why + "); removed");
+    return "";
+  }
+  return payload;
+}
+
+void DiskCache::store_choice(const std::string& key, const std::string& impl) {
+  std::string dir;
+  {
+    std::lock_guard<std::mutex> guard(mutex_);
+    if (dir_.empty() || writes_failed_) return;
+    dir = dir_;
+  }
+  std::string why;
+  bool ok = make_dirs(dir);
+  if (!ok) why = std::string("cannot create it: ") + std::strerror(errno);
+  ok = ok && write_atomically(dir, hex_name(key) + kChoiceExt, frame(kChoice, key, impl), &why);
+  note_write(ok, dir, why);
 }
 
 void DiskCache::count_driver_rejection(const std::string& why) {

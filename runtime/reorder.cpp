@@ -14,6 +14,7 @@
 #include <thread>
 #include <unordered_map>
 
+#include "clreorder/cache.hpp"
 #include "clreorder/error.hpp"
 #include "clreorder/reference.hpp"
 #include "env.hpp"
@@ -138,11 +139,49 @@ std::string conversion_key(const Conversion& conv) {
 
 // Everything the selector's choice depends on: context, device, forced implementation, index width, tuning,
 // conversion, layouts.
+// The pair's part of every key: conversion and both layouts.
+std::string pair_key(const Layout& src, const Layout& dst, const Conversion& conv) {
+  return conversion_key(conv) + ":" + src.key() + "->" + dst.key();
+}
+
+// Implementation choices kept per device and pair (keep_choice(), tune_reorder()): in memory, read from the
+// disk cache once per pair and process ("" remembered too, so that a pair never chosen costs one file
+// lookup). Its lock is never held across a compile or a file access.
+struct Choices {
+  std::mutex mutex;
+  std::unordered_map<std::string, std::string> entries;
+  static Choices& instance() {
+    static Choices& c = *new Choices;  // never destroyed: holds no OpenCL object
+    return c;
+  }
+};
+
+// What a choice depends on besides the pair: the library, the device and driver, and the environment's
+// switches that change the kernels.
+std::string choice_key(const DeviceInfo& device, const std::string& pair) {
+  return std::string("clreorder choice ") + version() + "|" + device.platform + "|" + device.name + "|" + device.version +
+         "|" + device.driver + "|" + device.type + "|" + env_value("CLREORDER_TUNING") + "|" +
+         env_value("CLREORDER_INDEX_BITS") + "\n" + pair;
+}
+
+std::string kept_choice_of(const DeviceInfo& device, const Layout& src, const Layout& dst, const Conversion& conv) {
+  const std::string key = choice_key(device, pair_key(src, dst, conv));
+  Choices& c = Choices::instance();
+  {
+    std::lock_guard<std::mutex> guard(c.mutex);
+    auto it = c.entries.find(key);
+    if (it != c.entries.end()) return it->second;
+  }
+  const std::string impl = DiskCache::instance().load_choice(key);
+  std::lock_guard<std::mutex> guard(c.mutex);
+  return c.entries.emplace(key, impl).first->second;
+}
+
 std::string dispatch_key(const cl::Context& ctx, const cl::Device& dev, const Layout& src, const Layout& dst,
                          const std::string& force, const Conversion& conv) {
   return std::to_string(reinterpret_cast<uintptr_t>(ctx())) + ":" + std::to_string(reinterpret_cast<uintptr_t>(dev())) +
          ":" + (force.empty() ? env_value("CLREORDER_FORCE_IMPL") : force) + ":" + env_value("CLREORDER_INDEX_BITS") + ":" +
-         env_value("CLREORDER_TUNING") + ":" + conversion_key(conv) + ":" + src.key() + "->" + dst.key();
+         env_value("CLREORDER_TUNING") + ":" + pair_key(src, dst, conv);
 }
 
 // Whether two conversions compile to one kernel: the values of a parameter from a buffer are the caller's
@@ -527,7 +566,58 @@ cl::Buffer plans_buffer(const cl::Context& context, const KernelData& kd) {
 
 KernelData plan_reorder(const DeviceInfo& device, const Layout& src, const Layout& dst, const std::string& force,
                         const Conversion& conv) {
-  return KernelSelector::instance().select(ReorderParams{src, dst, device, conv}, force);
+  const ReorderParams params{src, dst, device, conv};
+  if (force.empty() && env_value("CLREORDER_FORCE_IMPL").empty()) {
+    // A kept choice that no longer accepts the pair (another library version would have another key) falls
+    // back to the ranks.
+    const std::string kept = kept_choice_of(device, src, dst, conv);
+    const ReorderImpl* impl = kept.empty() ? nullptr : KernelSelector::instance().find(kept);
+    if (impl && impl->reject(params).empty()) return KernelSelector::instance().select(params, kept);
+  }
+  return KernelSelector::instance().select(params, force);
+}
+
+void keep_choice(const DeviceInfo& device, const Layout& src, const Layout& dst, const Conversion& conv,
+                 const std::string& impl) {
+  if (!impl.empty()) {
+    const ReorderImpl* found = KernelSelector::instance().find(impl);
+    if (!found)
+      throw Error("unknown reorder implementation '" + impl + "' (known: " + KernelSelector::instance().names() + ")");
+    const std::string why = found->reject(ReorderParams{src, dst, device, conv});
+    if (!why.empty())
+      throw Error("implementation '" + impl + "' declines " + src.describe() + " -> " + dst.describe() + ": " + why);
+  }
+  const std::string pair = pair_key(src, dst, conv), key = choice_key(device, pair);
+  {
+    std::lock_guard<std::mutex> guard(Choices::instance().mutex);
+    Choices::instance().entries[key] = impl;
+  }
+  // The pair's dispatches (single and batched, on any context) are planned again at their next call, with
+  // the choice; a caller's reorder in flight keeps its own reference.
+  std::vector<std::shared_ptr<Dispatch>> dropped;
+  {
+    std::lock_guard<std::mutex> guard(dispatch_table().mutex);
+    auto& table = dispatch_table().entries;
+    for (auto it = table.begin(); it != table.end();) {
+      if (it->first.find(pair) != std::string::npos) {
+        dropped.push_back(std::move(it->second));
+        it = table.erase(it);
+      } else {
+        ++it;
+      }
+    }
+  }
+  dropped.clear();  // released outside the table's lock
+  DiskCache::instance().store_choice(key, impl);
+}
+
+std::string kept_choice(const DeviceInfo& device, const Layout& src, const Layout& dst, const Conversion& conv) {
+  return kept_choice_of(device, src, dst, conv);
+}
+
+void forget_kept_choices() {
+  std::lock_guard<std::mutex> guard(Choices::instance().mutex);
+  Choices::instance().entries.clear();
 }
 
 namespace {

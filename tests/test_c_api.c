@@ -133,6 +133,16 @@ int main(void) {
   CHECK(clreorder_precompile(ctx, 1, &a, &b) == CLREORDER_SUCCESS);
   CHECK(clreorder_get_cache_stats(&after) == CLREORDER_SUCCESS && after.kernels_built == before.kernels_built + 1);
 
+  /* Tuning keeps one of the implementations (the cache is off: for this process); bad runs are refused. */
+  char kept[32] = "";
+  size_t kept_length = 0;
+  CHECK(clreorder_tune(ctx, a, b, NULL, 2, kept, sizeof kept, &kept_length) == CLREORDER_SUCCESS);
+  CHECK(kept_length > 0 && kept_length == strlen(kept));
+  CHECK(strcmp(kept, "tiled") == 0 || strcmp(kept, "staged") == 0 || strcmp(kept, "lanes") == 0 ||
+        strcmp(kept, "generic") == 0 || strcmp(kept, "agnostic") == 0);
+  EXPECT_ERROR(clreorder_tune(ctx, a, b, NULL, 0, NULL, 0, NULL), CLREORDER_INVALID_VALUE, "runs must be at least 1, got 0");
+  EXPECT_ERROR(clreorder_tune(ctx, NULL, b, NULL, 2, NULL, 0, NULL), CLREORDER_INVALID_ARGUMENT, "src_layout");
+
   /* Attributes: OpenVINO's truncating f32 -> u8 (toward zero, wrapped), alone and in a batch, and precompiled. */
   {
     const float values[9] = {1.0f, -2.5f, 3.1f, -4.0f, 5.03f, -6.99f, 7.0f, -8.0f, 9.0f};

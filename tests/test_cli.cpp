@@ -447,7 +447,31 @@ TEST(Cli, JsonOfDeviceCommands) {
   }
   r = run({"bench", "--batch", list, "--every-impl"});
   EXPECT_EQ(r.status, 2);
-  EXPECT_NE(r.err.find("--every-impl times one reorder, not a --batch list"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("--every-impl and --keep time one reorder, not a --batch list"), std::string::npos) << r.err;
+  // --keep: what it kept (the fastest, or the ranked choice within 10%) is the pair's choice in the kernel
+  // cache the environment names, which source, run and cache info then show; refused without --every-impl.
+  const std::string env = "CLREORDER_CACHE_DIR=" + temp_dir() + "/kept-cache";
+  const std::vector<std::string> pair = {"--from", "bfyx", "--to", "yxfb", "--shape", "4,16,5,7", "--dtype", "f16"};
+  auto with = [&](std::vector<std::string> head, const std::vector<std::string>& tail) {
+    head.insert(head.end(), tail.begin(), tail.end());
+    return head;
+  };
+  r = run(with({"bench", "--every-impl", "--keep", "--runs=2", "--json"}, pair), env);
+  ASSERT_EQ(r.status, 0) << r.err;
+  const Json kept = Json::parse(r.out);
+  EXPECT_TRUE(kept["kept"] == kept["fastest"] || kept["kept"] == kept["ranked"]) << r.out;
+  EXPECT_EQ(kept["stored"], true) << r.out;
+  r = run(with({"run", "--check"}, pair), env);
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("impl: " + kept["kept"].get<std::string>() + " "), std::string::npos) << r.out;
+  r = run(with({"source"}, pair), env);
+  EXPECT_NE(r.out.find("// selector: kept for this device (bench --every-impl --keep): " + kept["kept"].get<std::string>()),
+            std::string::npos) << r.out;
+  r = run({"cache", "info", "--json"}, env);
+  EXPECT_EQ(Json::parse(r.out)["choices"], 1) << r.out;
+  r = run(with({"bench", "--keep"}, pair), env);
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("--keep keeps the fastest of --every-impl: give --every-impl too"), std::string::npos) << r.err;
 }
 
 // Issue 16's fused arithmetic from the command line: OpenVINO's mean values on an image (per channel, on the

@@ -22,6 +22,7 @@
 #include <thread>
 #include <vector>
 
+#include "clreorder/bench.hpp"
 #include "clreorder/cache.hpp"
 #include "clreorder/reorder.hpp"
 #include "clreorder/reference.hpp"
@@ -44,6 +45,7 @@ class TempCache {
     if (dir.empty()) ADD_FAILURE() << "cannot make a temporary directory";
     DiskCache::instance().set_directory(dir);
     DiskCache::instance().reset_stats();
+    forget_kept_choices();  // read from the directory before
     DiskCache::instance().set_warning_handler([this](const std::string& w) {
       std::lock_guard<std::mutex> guard(mutex);
       warnings.push_back(w);
@@ -54,6 +56,7 @@ class TempCache {
     DiskCache::instance().set_warning_handler(nullptr);
     DiskCache::instance().use_environment();
     release_cached_kernels();
+    forget_kept_choices();
     if (!dir.empty()) std::system(("rm -rf '" + dir + "'").c_str());
   }
   std::vector<std::string> files(const char* ext) const {
@@ -223,6 +226,71 @@ TEST(DiskCache, DamagedOrForeignFilesAreRebuiltWithAWarning) {
     EXPECT_EQ(DiskCache::instance().stats().hits, again.hits + 2);
     EXPECT_EQ(tc.files(".clri").size(), 2u);
   }
+}
+
+// Issue 15's measured preference per device: a kept choice runs instead of the ranked one, at once for a pair
+// that ran before and in the next process from the cache; a device of another description has none; an
+// unknown or declining implementation is refused by name; "" gives the choice back to the ranks;
+// tune_reorder() keeps what it measured fastest (or the ranked one within its margin) and the selector runs
+// it; a damaged choice file is removed with a warning and the ranks choose.
+TEST(KeptChoices, AKeptChoiceRunsHereAndInTheNextProcess) {
+  REQUIRE_DEVICE(e);
+  TempCache tc;
+  const Case c = make_case(Format::parse("bfyx"), Format::parse("yxfb"), {4, 16, 5, 7}, DataType::f16, DataType::f16);
+  std::string impl;
+  ASSERT_EQ(checked_reorder(*e, c, CompilePolicy::wait, &impl), "");
+  const std::string ranked = impl, other = ranked == "generic" ? "tiled" : "generic";
+  keep_choice(e->info(), c.src, c.dst, {}, other);
+  EXPECT_EQ(kept_choice(e->info(), c.src, c.dst), other);
+  for (auto policy : {std::optional<CompilePolicy>(CompilePolicy::wait), std::optional<CompilePolicy>()}) {
+    EXPECT_EQ(checked_reorder(*e, c, policy, &impl), "");
+    wait_for_background_compiles();
+    EXPECT_EQ(checked_reorder(*e, c, policy, &impl), "");
+    EXPECT_EQ(impl, other);
+  }
+  EXPECT_EQ(tc.files(".clrc").size(), 1u);
+  forget_kept_choices();
+  release_cached_kernels();
+  EXPECT_EQ(checked_reorder(*e, c, CompilePolicy::wait, &impl), "");
+  EXPECT_EQ(impl, other) << "the next process did not read the kept choice";
+  DeviceInfo another = e->info();
+  another.driver += " (another)";
+  EXPECT_EQ(kept_choice(another, c.src, c.dst), "");
+  EXPECT_EQ(plan_reorder(another, c.src, c.dst).impl, ranked);
+  auto refused = [&](const std::string& name) {
+    try {
+      keep_choice(e->info(), c.src, c.dst, {}, name);
+    } catch (const Error& err) {
+      return std::string(err.what());
+    }
+    return std::string("kept");
+  };
+  EXPECT_NE(refused("fastest").find("unknown reorder implementation 'fastest'"), std::string::npos);
+  EXPECT_NE(refused("lanes").find("implementation 'lanes' declines bfyx f16"), std::string::npos);
+  EXPECT_EQ(kept_choice(e->info(), c.src, c.dst), other) << "a refused choice replaced the kept one";
+  keep_choice(e->info(), c.src, c.dst, {}, "");
+  EXPECT_EQ(checked_reorder(*e, c, CompilePolicy::wait, &impl), "");
+  EXPECT_EQ(impl, ranked);
+
+  const TuneResult t = tune_reorder(*e, c.src, c.dst, {}, 3);
+  EXPECT_GE(t.results.size(), 3u);  // staged, tiled, generic, agnostic accept it
+  EXPECT_EQ(t.ranked, ranked);
+  EXPECT_TRUE(t.kept == t.fastest || t.kept == t.ranked) << t.kept;
+  EXPECT_TRUE(t.stored);
+  EXPECT_EQ(checked_reorder(*e, c, CompilePolicy::wait, &impl), "");
+  EXPECT_EQ(impl, t.kept);
+  EXPECT_EQ(tune_reorder(*e, c.src, c.dst, {}, 1, 1e9).kept, ranked) << "no margin keeps the ranked choice";
+
+  ASSERT_EQ(tc.files(".clrc").size(), 1u);
+  spill(tc.files(".clrc")[0], "not a choice");
+  forget_kept_choices();
+  release_cached_kernels();
+  tc.warnings.clear();
+  EXPECT_EQ(checked_reorder(*e, c, CompilePolicy::wait, &impl), "");
+  EXPECT_EQ(impl, ranked);
+  ASSERT_EQ(tc.warnings.size(), 1u);
+  EXPECT_NE(tc.warnings[0].find("is unusable"), std::string::npos) << tc.warnings[0];
+  EXPECT_TRUE(tc.files(".clrc").empty());
 }
 
 // A build between releases changes common.cl under the same version: every stored program of the earlier

@@ -780,28 +780,26 @@ int bench_batch_list(const Args& a, const CliOptions& o) {
   return r.exact ? 0 : 1;
 }
 
-// `bench --every-impl`: every implementation that accepts the reorder, forced, interleaved launch by launch
-// against the same copies; which is fastest here, and how the selector's choice compares.
+// `bench --every-impl [--keep]`: every implementation that accepts the reorder, forced, interleaved launch by
+// launch against the same copies; which is fastest here, and how the selector's choice compares. --keep
+// makes the fastest the pair's choice on this device (tune_reorder()).
 int bench_every_impl(const Args& a, const CliOptions& o, const Pair& pr, int runs) {
   if (o.dry_run) return 0;
   Engine engine = Engine::open(a.get("device"));
-  std::vector<BenchVariant> variants;
-  std::string chosen;
-  for (const Verdict& v : KernelSelector::instance().explain(ReorderParams{pr.src, pr.dst, engine.info(), pr.conversion})) {
-    if (!v.declines.empty()) continue;
-    variants.push_back(BenchVariant{v.impl, pr.conversion});
-    if (v.chosen) chosen = v.impl;
-  }
+  TuneResult t;
   {
     const CompileProgress progress("compiling each implementation's kernel (not in the kernel cache yet)");
-    for (const BenchVariant& v : variants) prepare(engine, {{pr.src, pr.dst}}, v.force, pr.conversion);
+    t = a.has("keep") ? tune_reorder(engine, pr.src, pr.dst, pr.conversion, runs)
+                      : compare_impls(engine, pr.src, pr.dst, pr.conversion, runs);
   }
-  const std::vector<BenchResult> rs = bench_variants(engine, pr.src, pr.dst, runs, variants);
+  const std::vector<BenchResult>& rs = t.results;
   size_t fastest = 0, pick = 0;
   for (size_t k = 0; k < rs.size(); ++k) {
-    if (rs[k].ratio > rs[fastest].ratio) fastest = k;
-    if (variants[k].force == chosen) pick = k;
+    if (rs[k].impl == t.fastest) fastest = k;
+    if (rs[k].impl == t.chosen) pick = k;
   }
+  const std::string where = t.stored ? "kept in " + DiskCache::instance().directory()
+                                     : "kept for this process only: the kernel cache is off";
   if (a.has("json")) {
     Json out = {{"from", pr.src.format().name()}, {"to", pr.dst.format().name()}, {"source", pr.src.describe()},
                 {"destination", pr.dst.describe()}, {"runs", runs}, {"impls", Json::array()}};
@@ -810,9 +808,14 @@ int bench_every_impl(const Args& a, const CliOptions& o, const Pair& pr, int run
       one["chosen"] = k == pick;
       out["impls"].push_back(one);
     }
-    out["chosen"] = chosen;
-    out["fastest"] = variants[fastest].force;
+    out["chosen"] = t.chosen;
+    out["ranked"] = t.ranked;
+    out["fastest"] = t.fastest;
     out["chosen_over_fastest"] = rs[pick].ratio / rs[fastest].ratio;
+    if (a.has("keep")) {
+      out["kept"] = t.kept;
+      out["stored"] = t.stored;
+    }
     std::printf("%s\n", out.dump(2).c_str());
     return 0;
   }
@@ -821,17 +824,18 @@ int bench_every_impl(const Args& a, const CliOptions& o, const Pair& pr, int run
   if (pr.conversion != Conversion{}) std::printf("conversion: %s\n", pr.conversion.summary().c_str());
   std::printf("every implementation that accepts it, %d runs each, interleaved (medians; ratio to the faster copy):\n", runs);
   for (size_t k = 0; k < rs.size(); ++k)
-    std::printf("  %-9s %.4f ms (kernel %.4f ms), ratio %.3f%s\n", variants[k].force.c_str(), rs[k].median_ms,
-                rs[k].kernel_ms, rs[k].ratio, k == pick ? "  (the selector's choice)" : "");
-  std::printf("fastest: %s; the selector's choice runs at %.3f of its speed\n", variants[fastest].force.c_str(),
-              rs[pick].ratio / rs[fastest].ratio);
+    std::printf("  %-9s %.4f ms (kernel %.4f ms), ratio %.3f%s\n", rs[k].impl.c_str(), rs[k].median_ms, rs[k].kernel_ms,
+                rs[k].ratio, k == pick ? (t.chosen == t.ranked ? "  (the selector's choice)" : "  (the selector's choice, kept)") : "");
+  std::printf("fastest: %s; the selector's choice runs at %.3f of its speed\n", t.fastest.c_str(), rs[pick].ratio / rs[fastest].ratio);
+  if (a.has("keep"))
+    std::printf("kept: %s (%s), the choice for this pair on this device from now on\n", t.kept.c_str(), where.c_str());
   return 0;
 }
 
 int cmd_bench(const Args& a, const CliOptions& o) {
   if (a.has("batch")) {
     if (a.has("beside-plain")) throw Error("--beside-plain times one reorder, not a --batch list");
-    if (a.has("every-impl")) throw Error("--every-impl times one reorder, not a --batch list");
+    if (a.has("every-impl") || a.has("keep")) throw Error("--every-impl and --keep time one reorder, not a --batch list");
     return bench_batch_list(a, o);
   }
   if (!a.has("from") || !a.has("to") || !a.has("shape"))
@@ -843,6 +847,7 @@ int cmd_bench(const Args& a, const CliOptions& o) {
     if (a.has("beside-plain")) throw Error("--every-impl and --beside-plain are two comparisons: give one");
     return bench_every_impl(a, o, pr, runs);
   }
+  if (a.has("keep")) throw Error("--keep keeps the fastest of --every-impl: give --every-impl too");
   // --beside-plain: the same pair and modes without the arithmetic and sums, timed launch by launch beside it.
   Conversion plain;
   plain.rounding = pr.conversion.rounding;
@@ -911,7 +916,7 @@ int cmd_cache(const Args& a) {
   if (a.has("json")) {
     const Json out = {{"directory", json_or_null(info.directory)}, {"source", info.source},
                       {"enabled", !info.directory.empty()}, {"programs", info.programs}, {"indexes", info.indexes},
-                      {"bytes", info.bytes}};
+                      {"choices", info.choices}, {"bytes", info.bytes}};
     std::printf("%s\n", out.dump(2).c_str());
     return 0;
   }
@@ -920,8 +925,9 @@ int cmd_cache(const Args& a) {
     return 0;
   }
   std::printf("kernel cache: %s (from %s)\n", info.directory.c_str(), info.source.c_str());
-  std::printf("%llu programs, %llu kernel indexes, %.1f KiB\n", static_cast<unsigned long long>(info.programs),
-              static_cast<unsigned long long>(info.indexes), static_cast<double>(info.bytes) / 1024.0);
+  std::printf("%llu programs, %llu kernel indexes, %llu kept implementation choices, %.1f KiB\n",
+              static_cast<unsigned long long>(info.programs), static_cast<unsigned long long>(info.indexes),
+              static_cast<unsigned long long>(info.choices), static_cast<double>(info.bytes) / 1024.0);
   return 0;
 }
 
@@ -980,6 +986,8 @@ int cmd_source(const Args& a, const CliOptions& o) {
              (v.chosen ? ": chosen" : "");
     std::printf("// selector: %-8s %s\n", v.impl.c_str(), what.c_str());
   }
+  const std::string kept = kept_choice(dev, pr.src, pr.dst, pr.conversion);
+  if (!kept.empty()) std::printf("// selector: kept for this device (bench --every-impl --keep): %s\n", kept.c_str());
   KernelData kd = plan_reorder(dev, pr.src, pr.dst, a.get("impl"), pr.conversion);
   std::printf("// %s -> %s\n// impl %s, entry %s, options '%s', global %s, local %s\n", pr.src.describe().c_str(),
               pr.dst.describe().c_str(), kd.impl.c_str(), kd.source.entry.c_str(), kd.source.options.c_str(),
@@ -1097,6 +1105,8 @@ struct CommandLine {
                               "launch by launch beside it, and fused / plain")
         .flag("every-impl", "every implementation that accepts the reorder, forced, timed launch by launch side by "
                             "side: the fastest here, and the selector's choice against it")
+        .flag("keep", "with --every-impl: keep the fastest as this pair's choice on this device (in the kernel cache) "
+                      "where it beats the ranked choice by 10%, else the ranked one")
         .value("batch", "FILE", "instead of one reorder: the reorders FILE lists (as precompile's) one launch each "
                                 "against one batched launch, each result checked")
         .flag("json", "the result as JSON")

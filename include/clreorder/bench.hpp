@@ -55,6 +55,28 @@ struct BenchVariant {
 std::vector<BenchResult> bench_variants(const Engine& engine, const Layout& src, const Layout& dst, int runs,
                                         const std::vector<BenchVariant>& variants);
 
+/// Every implementation that accepts a pair, timed side by side (compare_impls()), and what tune_reorder()
+/// kept of it.
+struct TuneResult {
+  std::vector<BenchResult> results;  ///< each accepting implementation (BenchResult::impl), in the selector's order
+  std::string ranked;                ///< the accepting implementation of lowest rank: the choice with none kept
+  std::string chosen;                ///< what the selector ran before: the kept choice where one was, else `ranked`
+  std::string fastest;               ///< the lowest median time
+  std::string kept;                  ///< tune_reorder(): the pair's choice from now on; compare_impls(): ""
+  bool stored = false;               ///< tune_reorder(): also in the persistent kernel cache (false when it is off)
+};
+
+/// Times every implementation that accepts the pair on the engine's device, forced, interleaved launch by
+/// launch against the same copies (bench_variants()); changes nothing.
+TuneResult compare_impls(const Engine& engine, const Layout& src, const Layout& dst, const Conversion& conv = {}, int runs = 9);
+
+/// compare_impls(), then keeps the fastest as the pair's choice on this device (keep_choice(): this process
+/// and the persistent cache) where its median time beats the ranked choice's by `margin` (1.1: 10%, so that a
+/// noisy run does not move a choice), else the ranked one. What a runtime calls once per pair at install or
+/// first load on a device the fixed ranks fit badly; later reorders of the pair compile and run the kept one.
+TuneResult tune_reorder(const Engine& engine, const Layout& src, const Layout& dst, const Conversion& conv = {},
+                        int runs = 9, double margin = 1.1);
+
 /// Medians of a list of reorders run one launch each and as one batch (reorder_batch()), timed alternately.
 struct BatchBenchResult {
   size_t reorders = 0;        ///< items in the list

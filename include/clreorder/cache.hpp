@@ -15,7 +15,7 @@ struct DiskCacheStats {
   uint64_t hits = 0;            ///< kernels loaded from a stored binary
   uint64_t misses = 0;          ///< kernels looked up and not found (then compiled and stored)
   uint64_t rejected = 0;        ///< stored files found unusable (truncated, corrupt, stale, refused by the driver)
-  uint64_t stored = 0;          ///< program binaries written
+  uint64_t stored = 0;          ///< program binaries (and implementation choices) written
   uint64_t write_failures = 0;  ///< stores that failed (the cache then stops writing, with one warning)
 };
 
@@ -25,7 +25,8 @@ struct DiskCacheInfo {
   std::string source;     ///< where the directory came from: "api", "CLREORDER_CACHE_DIR", "XDG_CACHE_HOME", "HOME"
   uint64_t programs = 0;  ///< program binary files
   uint64_t indexes = 0;   ///< kernel index files (each names the program holding the kernel)
-  uint64_t bytes = 0;     ///< bytes of both
+  uint64_t choices = 0;   ///< implementation choices measured by tune_reorder() or set by keep_choice()
+  uint64_t bytes = 0;     ///< bytes of all three
 };
 
 /// The directory of stored program binaries. The directory is set_directory()'s, else CLREORDER_CACHE_DIR,
@@ -55,7 +56,7 @@ class DiskCache {
   void reset_stats();
   /// Files and bytes in the directory.
   DiskCacheInfo info() const;
-  /// Removes the cache's files from the directory (nothing else); returns how many.
+  /// Removes the cache's files (programs, indexes, choices) from the directory, nothing else; returns how many.
   uint64_t clear();
 
   /// A stored program: its kernels (entry name and the code each was generated as) and the binary.
@@ -76,12 +77,19 @@ class DiskCache {
   /// Stores a program's binary and an index for each of its kernels. Failures are counted and warned
   /// about once; they never throw.
   void store(const std::string& device_key, const std::string& options, const std::string& common, const Program& program);
+  /// The implementation stored for the reorder `key` names (keep_choice()), or "" when none is; a damaged
+  /// or colliding file is removed.
+  std::string load_choice(const std::string& key);
+  /// Stores an implementation choice for the reorder `key` names. Failures are counted and warned about
+  /// once, as store()'s; they never throw.
+  void store_choice(const std::string& key, const std::string& impl);
   /// Counts a stored program that the driver refused to build from its binary (then compiled from source).
   void count_driver_rejection(const std::string& why);
 
  private:
   DiskCache();
   void warn(const std::string& message);
+  void note_write(bool ok, const std::string& dir, const std::string& why);
   mutable std::mutex mutex_;
   std::string dir_, source_;
   bool writes_failed_ = false, reads_failed_ = false;  // each warned about once

@@ -195,6 +195,14 @@ clreorder_status clreorder_precompile(clreorder_context context, size_t count, c
 clreorder_status clreorder_precompile_attr(clreorder_context context, size_t count, const clreorder_layout* src_layouts,
                                            const clreorder_layout* dst_layouts, clreorder_attr attr);
 
+/** Times every implementation that accepts src -> dst (converting by `attr`, NULL: the defaults) on the
+ *  context's device, `runs` rounds interleaved, and keeps the fastest as the pair's choice on this device
+ *  (where it beats the ranked choice by 10%, else the ranked one), in this process and in the kernel cache:
+ *  later reorders of the pair run it. The kept implementation's name is written as
+ *  clreorder_layout_describe() writes text (`kept` may be NULL with `size` 0). */
+clreorder_status clreorder_tune(clreorder_context context, clreorder_layout src_layout, clreorder_layout dst_layout,
+                                clreorder_attr attr, int runs, char* kept, size_t size, size_t* length);
+
 /** Waits for the background compiles and the kernel-cache writes handed to the background thread so far. */
 clreorder_status clreorder_wait_for_background(void);
 

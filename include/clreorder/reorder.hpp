@@ -140,9 +140,27 @@ void set_reorder_args(cl::Kernel& kernel, const cl::Buffer& src, uint64_t src_ba
 /// has none.
 cl::Buffer plans_buffer(const cl::Context& context, const KernelData& kd);
 
-/// The kernel the selector picks for a pair on a device (converting by `conv`), without running it.
+/// The kernel the selector picks for a pair on a device (converting by `conv`), without running it: the
+/// kept choice for the pair on that device where one is (keep_choice()) and still accepts, else the
+/// accepting implementation of lowest rank; `force` or CLREORDER_FORCE_IMPL override both.
 KernelData plan_reorder(const DeviceInfo& device, const Layout& src, const Layout& dst, const std::string& force = "",
                         const Conversion& conv = {});
+
+/// Keeps `impl` as the selector's choice for this pair and conversion on this device (its name, driver and
+/// the library version: another of them has no choice kept), in this process and in the persistent kernel
+/// cache (DiskCache) for later ones; "" keeps none, so the ranks choose again. Throws naming the
+/// implementation when it is unknown or declines the pair. What tune_reorder() calls with what it measured;
+/// a runtime may also ship choices measured elsewhere. Reorders already run on this pair in this process
+/// switch at their next call. Thread-safe.
+void keep_choice(const DeviceInfo& device, const Layout& src, const Layout& dst, const Conversion& conv,
+                 const std::string& impl);
+
+/// The choice kept for the pair on the device ("" when none is), from this process or the disk cache.
+std::string kept_choice(const DeviceInfo& device, const Layout& src, const Layout& dst, const Conversion& conv = {});
+
+/// Forgets the kept choices this process has read or made (not the disk cache's), so the next lookup reads
+/// the disk again: for tests, and for a process that shares the cache with another that tunes.
+void forget_kept_choices();
 
 /// Releases every cached kernel, program and dispatch entry (and with them the contexts they retain), after
 /// dropping the queued background compiles and waiting for the one in hand. The caches are never destroyed
