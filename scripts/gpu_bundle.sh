@@ -8,10 +8,13 @@
 #   bash scripts/gpu_bundle.sh pack [BUILD_DIR] [ARCHIVE]         (here; defaults: build, .gpu/bundle.tar.xz)
 #   bash scripts/gpu_bundle.sh run ARCHIVE OUT [tests] [bench]     (there, in a checkout of the same commit)
 #
+# `bench` runs the four tables; suite, fused, views and impls each run one of them (impls first: the
+# implementations side by side are what a device's ranks are read from).
+#
 # The tests find the CLI at the build directory's absolute path compiled into them: `run` links that path to
 # the unpacked build when nothing is there. Environment on `run`: CLREORDER_DEVICE (default nvidia),
 # ICD_LIBRARY (default: the first libnvidia-opencl.so.1 found), TEST_LIMIT (seconds per slice, default 420),
-# RUNS and REPEAT (the benchmarks', default 25 and 3).
+# RUNS and REPEAT (the benchmarks', default 25 and 3), BENCH_LIMIT (seconds per table, default 300).
 set -u
 mode=${1:-}
 case $mode in
@@ -85,17 +88,20 @@ run)
         [ "$(tail -1 "$f")" = "exit 0" ] || status=1
       done
       ;;
-    bench)
+    bench|suite|fused|views|impls)
       export CLREORDER_CACHE_DIR=$root/kernel-cache
-      for kind in suite fused views impls; do
+      kinds=$phase
+      [ "$phase" = bench ] && kinds="suite fused views impls"
+      for kind in $kinds; do
         flag=--$kind
         [ $kind = suite ] && flag=
         mkdir -p "$out/$kind"
-        timeout -s KILL 300 "$bin/perf/clreorder_suite" $flag --runs "${RUNS:-25}" --repeat "${REPEAT:-3}" --out "$out/$kind" 2>&1 |
-          grep -E '^geometric|^fused over|^view over|^the selector|^fastest:' || status=1
+        # Each row as it is measured into log.txt, so a table cut off by the limit still brings its rows back.
+        timeout -s KILL "${BENCH_LIMIT:-300}" "$bin/perf/clreorder_suite" $flag --runs "${RUNS:-25}" --repeat "${REPEAT:-3}" \
+          --out "$out/$kind" 2>&1 | tee "$out/$kind/log.txt" | grep -E '^geometric|^fused over|^view over|^the selector|^fastest:' || status=1
       done
       ;;
-    *) echo "unknown phase '$phase' (tests, bench)"; status=2 ;;
+    *) echo "unknown phase '$phase' (tests, bench, suite, fused, views, impls)"; status=2 ;;
     esac
   done
   exit $status
