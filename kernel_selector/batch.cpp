@@ -63,6 +63,9 @@ KernelData batch_kernel(const std::vector<KernelData>& items, const std::vector<
     if (!kd.plan_args.empty() || kd.global.size() != 1 || kd.local.size() != 1)
       throw Error("implementation '" + kd.impl + "' cannot run inside a batch (it takes a run-time plan or a " +
                   "multi-dimensional range)");
+    if (!kd.batchable)
+      throw Error("implementation '" + kd.impl + "' cannot run inside a batch (its kernel declares work-group local " +
+                  "memory, which a function cannot)");
     if (kd.global[0] > widest) {
       widest = kd.global[0];
       local = kd.local[0];

@@ -23,8 +23,9 @@ namespace {
 
 // Per device type: runs of 32 bytes on both sides; tiles of at most 256 elements on CPUs (measured on PoCL
 // against 64-byte runs and 128-1024 elements: bigger tiles ran up to 2x slower, from register spills, and
-// compiled up to 2.5 s longer); on GPUs, where the tile lives in one work-item's registers, 64 (not yet
-// measured: no GPU was available). The per-work-item loop then amortises the grid decode over a few KiB.
+// compiled up to 2.5 s longer); on GPUs, where the tile lives in one work-item's registers, 64. The
+// per-work-item loop amortises the grid decode over a few KiB on CPUs; on GPUs a work-item takes one tile,
+// since a 2 MiB weight tensor walked 1 KiB per work-item (the former setting) gave an H100 2048 work-items.
 struct StagedConfig {
   int64_t want_run_bytes, max_tile_elems, work_item_bytes;
   size_t local;
@@ -32,33 +33,7 @@ struct StagedConfig {
 
 StagedConfig config_for(const DeviceInfo& dev) {
   if (tuning_of(dev) == Tuning::cpu) return {32, 256, 4096, 8};
-  return {32, 64, 1024, 64};
-}
-
-// Which digits of `tile` form its run that is dense in the layout `stride` measures: the stride-1 digit,
-// the digit continuing it, and so on; with `also`, dense in that layout too (equal strides on both sides).
-std::vector<bool> dense_run(const std::vector<PermDigit>& tile, Stride stride, Stride also = nullptr) {
-  std::vector<bool> in_run(tile.size(), false);
-  int64_t len = 1;
-  for (bool grew = true; grew;) {
-    grew = false;
-    for (size_t k = 0; k < tile.size(); ++k)
-      if (!in_run[k] && tile[k].*stride == len && (!also || tile[k].*also == len)) {
-        in_run[k] = true;
-        len *= tile[k].extent;
-        grew = true;
-      }
-  }
-  return in_run;
-}
-
-// Elements of that run.
-int64_t run_length(const std::vector<PermDigit>& tile, Stride stride, Stride also = nullptr) {
-  const std::vector<bool> in_run = dense_run(tile, stride, also);
-  int64_t len = 1;
-  for (size_t k = 0; k < tile.size(); ++k)
-    if (in_run[k]) len *= tile[k].extent;
-  return len;
+  return {32, 64, 256, 64};
 }
 
 // Whether tiled's rows (the run dense on both sides) are under 16 bytes of the narrower type while the
@@ -122,31 +97,7 @@ StagedPlan make_plan(const ReorderParams& p) {
   const StagedConfig cfg = config_for(p.device);
   const int64_t want = std::max<int64_t>(cfg.want_run_bytes / elem, 2);
   std::vector<PermDigit> pool = perm.digits;
-  // Grow the destination-dense and the source-dense run in turn, each by the digit continuing it, split so
-  // that it reaches `want` elements without passing the tile's size limit.
-  // Masked axes stay outside the tile (the grid tests them once per work-item), so a run stops before them.
-  auto extend = [&](Stride stride) {
-    const int64_t len = run_length(sp.tile, stride);
-    if (len >= want) return false;
-    for (size_t k = 0; k < pool.size(); ++k) {
-      if (pool[k].*stride != len) continue;
-      if (perm.masked(pool[k])) return false;
-      // While the other run has not started, half the room stays for it.
-      const Stride other = stride == &PermDigit::dst_stride ? &PermDigit::src_stride : &PermDigit::dst_stride;
-      const int64_t room = cfg.max_tile_elems / extent_product(sp.tile) / (run_length(sp.tile, other) < 2 ? 2 : 1);
-      const int64_t t = std::min(divisor_at_least(pool[k].extent, (want + len - 1) / len, room),
-                                 divisor_at_most(pool[k].extent, room));
-      if (t < 2) return false;
-      sp.tile.push_back(take_inner(pool, k, t));
-      return true;
-    }
-    return false;
-  };
-  for (bool grew = true; grew;) {
-    const bool d = extend(&PermDigit::dst_stride);
-    const bool s = extend(&PermDigit::src_stride);
-    grew = d || s;
-  }
+  grow_runs(perm, pool, sp.tile, want, cfg.max_tile_elems);
   const int64_t dst_run = run_length(sp.tile, &PermDigit::dst_stride), src_run = run_length(sp.tile, &PermDigit::src_stride);
   if (dst_run < 2 || src_run < 2) {
     sp.reject = "dense runs of " + num(dst_run) + " (destination) and " + num(src_run) +

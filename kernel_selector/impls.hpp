@@ -32,11 +32,15 @@ KernelSource named_by_text(const std::string& prefix, Jit jit, const std::string
 
 // The implementations' usual ranks (Rank::value), in list order with room between them; an implementation
 // measured slower than a neighbour on some problems ranks after that neighbour there.
-constexpr int kRankLanes = 10, kRankStaged = 20, kRankTiled = 30, kRankGeneric = 90, kRankAgnostic = 100;
+constexpr int kRankLocal = 5, kRankLanes = 10, kRankStaged = 20, kRankTiled = 30, kRankGeneric = 90, kRankAgnostic = 100;
 // Where one was measured slower: staged after a usual tiled, tiled (narrow transposes) after staged either
 // way, lanes after both.
 constexpr int kRankStagedSlower = 34, kRankTiledSlower = 36, kRankLanesSlower = 38;
+// local (kernels_cl/reorder_local.cl) runs first on GPUs; after generic on CPUs, and on GPUs where its tile is
+// smaller than a work-group.
+constexpr int kRankLocalCpu = 95, kRankLocalSmall = 96;
 
+std::unique_ptr<ReorderImpl> make_local_impl();
 std::unique_ptr<ReorderImpl> make_lanes_impl();
 std::unique_ptr<ReorderImpl> make_staged_impl();
 std::unique_ptr<ReorderImpl> make_tiled_impl();

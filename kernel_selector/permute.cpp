@@ -394,7 +394,7 @@ void keep_padding_unwritten(Padding padding, std::vector<std::string>* ok, std::
 }
 
 std::vector<std::string> grid_decode(const Permutation& perm, const std::vector<PermDigit>& grid,
-                                     const std::function<bool(int axis)>& in_tile, Padding padding) {
+                                     const std::function<bool(int axis)>& in_tile, Padding padding, bool returns) {
   std::vector<std::string> lines = {"IDX_T t_ = w;", "IDX_T d_off = " + num(perm.dst_base) + ";",
                                     "IDX_T s_off = " + num(perm.src_base) + ";"};
   std::vector<std::string> axis_v(perm.axes.size(), "");
@@ -418,9 +418,62 @@ std::vector<std::string> grid_decode(const Permutation& perm, const std::vector<
     if (m.masked() && !in_tile(static_cast<int>(ax))) axis_checks(m, vname, &grid_ok, &grid_wr);
   }
   keep_padding_unwritten(padding, &grid_ok, &grid_wr);  // a tile of padding has nothing to write
-  if (!grid_wr.empty()) lines.push_back("if (!(" + join_and(grid_wr) + ")) return;");
+  if (!returns)
+    lines.push_back("const bool g_wr = " + (grid_wr.empty() ? std::string("true") : join_and(grid_wr)) + ";");
+  else if (!grid_wr.empty())
+    lines.push_back("if (!(" + join_and(grid_wr) + ")) return;");
   lines.push_back("const bool g_ok = " + (grid_ok.empty() ? std::string("true") : join_and(grid_ok)) + ";");
   return lines;
+}
+
+std::vector<bool> dense_run(const std::vector<PermDigit>& tile, Stride stride, Stride also) {
+  std::vector<bool> in_run(tile.size(), false);
+  int64_t len = 1;
+  for (bool grew = true; grew;) {
+    grew = false;
+    for (size_t k = 0; k < tile.size(); ++k)
+      if (!in_run[k] && tile[k].*stride == len && (!also || tile[k].*also == len)) {
+        in_run[k] = true;
+        len *= tile[k].extent;
+        grew = true;
+      }
+  }
+  return in_run;
+}
+
+int64_t run_length(const std::vector<PermDigit>& tile, Stride stride, Stride also) {
+  const std::vector<bool> in_run = dense_run(tile, stride, also);
+  int64_t len = 1;
+  for (size_t k = 0; k < tile.size(); ++k)
+    if (in_run[k]) len *= tile[k].extent;
+  return len;
+}
+
+void grow_runs(const Permutation& perm, std::vector<PermDigit>& pool, std::vector<PermDigit>& tile, int64_t want,
+               int64_t max_elems) {
+  // Each run split so that it reaches `want` elements without passing the tile's size limit.
+  auto extend = [&](Stride stride) {
+    const int64_t len = run_length(tile, stride);
+    if (len >= want) return false;
+    for (size_t k = 0; k < pool.size(); ++k) {
+      if (pool[k].*stride != len) continue;
+      if (perm.masked(pool[k])) return false;
+      // While the other run has not started, half the room stays for it.
+      const Stride other = stride == &PermDigit::dst_stride ? &PermDigit::src_stride : &PermDigit::dst_stride;
+      const int64_t room = max_elems / extent_product(tile) / (run_length(tile, other) < 2 ? 2 : 1);
+      const int64_t t = std::min(divisor_at_least(pool[k].extent, (want + len - 1) / len, room),
+                                 divisor_at_most(pool[k].extent, room));
+      if (t < 2) return false;
+      tile.push_back(take_inner(pool, k, t));
+      return true;
+    }
+    return false;
+  };
+  for (bool grew = true; grew;) {
+    const bool d = extend(&PermDigit::dst_stride);
+    const bool s = extend(&PermDigit::src_stride);
+    grew = d || s;
+  }
 }
 
 std::vector<std::string> walk_tiles(const PermDigit& loop, const std::vector<std::string>& body) {

@@ -98,6 +98,20 @@ PermDigit take_inner(std::vector<PermDigit>& pool, size_t k, int64_t t);
 PermDigit take_loop(const Permutation& perm, std::vector<PermDigit>& pool, int64_t room,
                     const std::function<bool(const PermDigit&)>& continues);
 
+/// Which digits of `tile` form its run that is dense in the layout `stride` measures: the stride-1 digit,
+/// the digit continuing it, and so on; with `also`, dense in that layout too (equal strides on both sides).
+std::vector<bool> dense_run(const std::vector<PermDigit>& tile, Stride stride, Stride also = nullptr);
+
+/// Elements of that run.
+int64_t run_length(const std::vector<PermDigit>& tile, Stride stride, Stride also = nullptr);
+
+/// Grows `tile` from `pool` (digits of `perm`) by the destination-dense and the source-dense run in turn, each
+/// by the digit continuing it (its inner units taken, take_inner()), until each run reaches `want` elements
+/// or the tile would pass `max_elems`. Masked axes stay outside the tile (a kernel tests them once per tile),
+/// so a run stops before them.
+void grow_runs(const Permutation& perm, std::vector<PermDigit>& pool, std::vector<PermDigit>& tile, int64_t want,
+               int64_t max_elems);
+
 /// Largest divisor of n not above `cap` (at least 1).
 int64_t divisor_at_most(int64_t n, int64_t cap);
 
@@ -125,9 +139,10 @@ void read_checks(const PermAxis& m, const std::string& v, std::vector<std::strin
 /// IDX_T d_off / s_off (the work-item's offsets), IDX_T v<axis> (the grid's part of each masked or tracked
 /// axis' padded coordinate) and bool g_ok. Masked axes that `in_tile` does not claim are tested here, once per work-item;
 /// a work-item outside the destination returns, and so does one whose tile is padding when `padding` keeps
-/// it (g_ok is then true).
+/// it (g_ok is then true). Without `returns` they declare bool g_wr (false for them) instead, for kernels whose
+/// work-items must all reach a barrier.
 std::vector<std::string> grid_decode(const Permutation& perm, const std::vector<PermDigit>& grid,
-                                     const std::function<bool(int axis)>& in_tile, Padding padding);
+                                     const std::function<bool(int axis)>& in_tile, Padding padding, bool returns = true);
 
 /// Statements of a work-item's walk over `loop`: `body` once per tile, with IDX_T so / do_ (the tile's
 /// source and destination offsets) advanced from s_off / d_off by the loop digit's strides.

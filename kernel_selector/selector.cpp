@@ -173,12 +173,13 @@ void finish_kernel(KernelData& kd, const Jit& jit, const char* template_file, si
 std::unique_ptr<ReorderImpl> make_generic_impl() { return std::make_unique<GenericReorder>(); }
 
 KernelSelector::KernelSelector() {
-  // Specialised implementations go first, in the order of their usual ranks; the generic one is last and
-  // accepts everything. The shape-agnostic kernel is kept beside the list: it is never chosen for speed, only
-  // asked for by name.
+  // Specialised implementations go first, the generic one last (it accepts everything); local's rank depends
+  // on the device type (first on GPUs, after generic on CPUs), so it sits just before generic. The
+  // shape-agnostic kernel is kept beside the list: it is never chosen for speed, only asked for by name.
   impls_.push_back(make_lanes_impl());
   impls_.push_back(make_staged_impl());
   impls_.push_back(make_tiled_impl());
+  impls_.push_back(make_local_impl());
   impls_.push_back(make_generic_impl());
   agnostic_ = make_agnostic_impl();
 }

@@ -208,6 +208,18 @@ std::shared_ptr<Dispatch> cached_dispatch(const std::string& key, const Conversi
   return it->second;
 }
 
+// plan_reorder() of a problem that may be a batch's item.
+KernelData plan_params(const ReorderParams& params, const std::string& force) {
+  if (force.empty() && env_value("CLREORDER_FORCE_IMPL").empty()) {
+    // A kept choice that no longer accepts the pair (another library version would have another key, a batch
+    // declines local memory) falls back to the ranks.
+    const std::string kept = kept_choice_of(params.device, params.src, params.dst, params.conversion);
+    const ReorderImpl* impl = kept.empty() ? nullptr : KernelSelector::instance().find(kept);
+    if (impl && impl->reject(params).empty()) return KernelSelector::instance().select(params, kept);
+  }
+  return KernelSelector::instance().select(params, force);
+}
+
 // A batch kernel planned: the kernel and the implementation of each item.
 struct PlannedBatch {
   KernelData kd;
@@ -229,7 +241,9 @@ PlannedBatch plan_batch(const DeviceInfo& info, const BatchShape& shape, const s
   std::vector<KernelData> items;
   std::vector<std::pair<DataType, DataType>> types;
   for (const auto& [s, d] : pairs) {
-    items.push_back(plan_reorder(info, s, d, force, shape.conversion));
+    ReorderParams item{s, d, info, shape.conversion};
+    item.batch_item = true;
+    items.push_back(plan_params(item, force));
     types.emplace_back(s.data_type(), d.data_type());
     pb.impls.push_back(items.back().impl);
   }
@@ -566,15 +580,7 @@ cl::Buffer plans_buffer(const cl::Context& context, const KernelData& kd) {
 
 KernelData plan_reorder(const DeviceInfo& device, const Layout& src, const Layout& dst, const std::string& force,
                         const Conversion& conv) {
-  const ReorderParams params{src, dst, device, conv};
-  if (force.empty() && env_value("CLREORDER_FORCE_IMPL").empty()) {
-    // A kept choice that no longer accepts the pair (another library version would have another key) falls
-    // back to the ranks.
-    const std::string kept = kept_choice_of(device, src, dst, conv);
-    const ReorderImpl* impl = kept.empty() ? nullptr : KernelSelector::instance().find(kept);
-    if (impl && impl->reject(params).empty()) return KernelSelector::instance().select(params, kept);
-  }
-  return KernelSelector::instance().select(params, force);
+  return plan_params(ReorderParams{src, dst, device, conv}, force);
 }
 
 void keep_choice(const DeviceInfo& device, const Layout& src, const Layout& dst, const Conversion& conv,

@@ -138,8 +138,8 @@ int main(void) {
   size_t kept_length = 0;
   CHECK(clreorder_tune(ctx, a, b, NULL, 2, kept, sizeof kept, &kept_length) == CLREORDER_SUCCESS);
   CHECK(kept_length > 0 && kept_length == strlen(kept));
-  CHECK(strcmp(kept, "tiled") == 0 || strcmp(kept, "staged") == 0 || strcmp(kept, "lanes") == 0 ||
-        strcmp(kept, "generic") == 0 || strcmp(kept, "agnostic") == 0);
+  CHECK(strcmp(kept, "local") == 0 || strcmp(kept, "tiled") == 0 || strcmp(kept, "staged") == 0 ||
+        strcmp(kept, "lanes") == 0 || strcmp(kept, "generic") == 0 || strcmp(kept, "agnostic") == 0);
   EXPECT_ERROR(clreorder_tune(ctx, a, b, NULL, 0, NULL, 0, NULL), CLREORDER_INVALID_VALUE, "runs must be at least 1, got 0");
   EXPECT_ERROR(clreorder_tune(ctx, NULL, b, NULL, 2, NULL, 0, NULL), CLREORDER_INVALID_ARGUMENT, "src_layout");
 

@@ -1037,19 +1037,23 @@ TEST(Device, ByteOffsetsInsideBuffers) {
 
 // Stores of 8- and 16-bit elements go as uints when the destination base is 4-byte aligned (dst_wide);
 // every destination offset inside a 4-byte word takes one branch or the other, on each path that packs.
+// The CPU tiles, whose forms these are, on every device.
 TEST(Device, PackedStoresAtEveryDestinationAlignment) {
   REQUIRE_DEVICE(e);
-  const Case cases[] = {
-      make_case(Format::parse("bfyx"), Format::parse("b_fs_yx_fsv16"), {2, 32, 4, 4}, DataType::f32, DataType::f16),
-      make_case(Format::parse("bfyx"), Format::parse("bfyx"), {2, 3, 4, 16}, DataType::f32, DataType::bf16),
-      make_case(Format::parse("bfyx"), Format::parse("byxf"), {2, 64, 2, 8}, DataType::f32, DataType::u8),
-      make_case(Format::parse("bfyx"), Format::parse("b_fs_yx_fsv16"), {2, 32, 7, 7}, DataType::f32, DataType::f16),  // staged
-      make_case(Format::parse("oiyx"), Format::parse("os_is_yx_osa4_isa8_osv8_isv4"), {64, 64, 3, 3}, DataType::i8, DataType::i8)};  // lanes
-  for (const Case& c : cases) {
-    EXPECT_NE(plan_reorder(e->info(), c.src, c.dst).source.code.find("if (dst_wide)"), std::string::npos) << c.label;
+  const ScopedEnv cpu_tiles("CLREORDER_TUNING", "cpu");
+  const std::pair<Case, const char*> cases[] = {
+      {make_case(Format::parse("bfyx"), Format::parse("b_fs_yx_fsv16"), {2, 32, 4, 4}, DataType::f32, DataType::f16), "tiled"},
+      {make_case(Format::parse("bfyx"), Format::parse("bfyx"), {2, 3, 4, 16}, DataType::f32, DataType::bf16), "tiled"},
+      {make_case(Format::parse("bfyx"), Format::parse("byxf"), {2, 64, 2, 8}, DataType::f32, DataType::u8), "tiled"},
+      {make_case(Format::parse("bfyx"), Format::parse("b_fs_yx_fsv16"), {2, 32, 7, 7}, DataType::f32, DataType::f16), "staged"},
+      {make_case(Format::parse("oiyx"), Format::parse("os_is_yx_osa4_isa8_osv8_isv4"), {64, 64, 3, 3}, DataType::i8, DataType::i8), "lanes"},
+      {make_case(Format::parse("bfyx"), Format::parse("byxf"), {2, 64, 4, 8}, DataType::f32, DataType::i8), "local"},
+      {make_case(Format::parse("b_fs_yx_fsv16"), Format::parse("bfyx"), {2, 32, 4, 8}, DataType::f16, DataType::f16), "local"}};
+  for (const auto& [c, impl] : cases) {
+    EXPECT_NE(plan_reorder(e->info(), c.src, c.dst, impl).source.code.find("if (dst_wide)"), std::string::npos) << c.label;
     const size_t esize = static_cast<size_t>(size_of(c.dst.data_type()));
     for (size_t k = 0; k < 4 / esize; ++k)
-      EXPECT_EQ(run_case_all(*e, c, true, "", 0, k * esize, k), "") << "offset " << k * esize;
+      EXPECT_EQ(run_case_all(*e, c, true, impl, 0, k * esize, k), "") << impl << " offset " << k * esize;
   }
 }
 
@@ -1063,14 +1067,16 @@ TEST(Device, PackedLoadsAtEverySourceAlignment) {
       {make_case(Format::parse("b_fs_yx_fsv16"), Format::parse("bfyx"), {2, 32, 7, 7}, DataType::i8, DataType::i8), "staged"},
       {make_case(Format::parse("bfyx"), Format::parse("byxf"), {2, 16, 4, 8}, DataType::i8, DataType::i8), "tiled"},
       {make_case(Format::parse("bfyx"), Format::parse("b_fs_yx_fsv16"), {2, 32, 4, 4}, DataType::f16, DataType::f32), "tiled"},
-      {make_case(Format::parse("b_fs_yx_fsv16"), Format::parse("b_fs_yx_fsv16"), {2, 32, 4, 4}, DataType::u8, DataType::f32), "tiled"}};
+      {make_case(Format::parse("b_fs_yx_fsv16"), Format::parse("b_fs_yx_fsv16"), {2, 32, 4, 4}, DataType::u8, DataType::f32), "tiled"},
+      {make_case(Format::parse("byxf"), Format::parse("bfyx"), {2, 64, 4, 8}, DataType::u8, DataType::f32), "local"},
+      {make_case(Format::parse("bfyx"), Format::parse("b_fs_yx_fsv16"), {2, 32, 4, 8}, DataType::bf16, DataType::bf16), "local"}};
+  const ScopedEnv cpu_tiles("CLREORDER_TUNING", "cpu");
   for (const auto& [c, impl] : cases) {
-    const KernelData kd = plan_reorder(e->info(), c.src, c.dst);
-    EXPECT_EQ(kd.impl, impl) << c.label;
+    const KernelData kd = plan_reorder(e->info(), c.src, c.dst, impl);
     EXPECT_NE(kd.source.code.find("(src_wide ? "), std::string::npos) << c.label;
     const size_t esize = static_cast<size_t>(size_of(c.src.data_type()));
     for (size_t k = 0; k < 4 / esize; ++k)
-      EXPECT_EQ(run_case_all(*e, c, true, "", k * esize, 0, k), "") << "offset " << k * esize;
+      EXPECT_EQ(run_case_all(*e, c, true, impl, k * esize, 0, k), "") << impl << " offset " << k * esize;
   }
 }
 
@@ -1350,6 +1356,8 @@ TEST(Device, ForcedGenericIsTheFallbackForEveryPair) {
 // conversions), and the generated source proves which path ran.
 TEST(Device, TiledPathsOnVectorFriendlyShapes) {
   REQUIRE_DEVICE(e);
+  // The CPU tiles on every device: the GPU tuning's 8-wide tiles have no 16-wide transposes.
+  const ScopedEnv cpu_tiles("CLREORDER_TUNING", "cpu");
   std::vector<Case> cases;
   const std::pair<const char*, const char*> pairs[] = {
       {"bfyx", "b_fs_yx_fsv16"}, {"b_fs_yx_fsv16", "bfyx"}, {"bfyx", "byxf"}, {"byxf", "bfyx"},
@@ -1474,6 +1482,8 @@ TEST(Device, LanesOnPackedWords) {
     cases.push_back(make_case(Format::parse("bfyx"), Format::parse("byxf"), {3, 24, 3, 3}, t, t, {1, 0, 0, 0}, {0, 0, 0, 0},
                               {0, 0, 0, 0}, {2, 0, 0, 0}));
   }
+  // The ranks measured on PoCL, on every device (on GPUs local runs first).
+  const ScopedEnv cpu_tiles("CLREORDER_TUNING", "cpu");
   for (const Case& c : cases) {
     EXPECT_EQ(reason_of(*e, c, "lanes"), "") << c.label;
     EXPECT_EQ(plan_reorder(e->info(), c.src, c.dst).impl, "lanes") << c.label;
@@ -1542,8 +1552,8 @@ TEST(Device, StreamingStoresAtEveryDestinationAlignment) {
       make_case(Format::parse("bfyx"), Format::parse("bfyx"), {2, 3, 4, 16}, DataType::f32, DataType::u8),
       make_case(Format::parse("bfyx"), Format::parse("byxf"), {2, 16, 8, 8}, DataType::i32, DataType::f32)};
   for (const Case& c : cases) {
-    const KernelData kd = plan_reorder(tiny_cache, c.src, c.dst);
-    EXPECT_NE(kd.source.code.find("if (dst_a64) CR_STREAM_STORE("), std::string::npos) << c.label << " (" << kd.impl << ")";
+    const KernelData kd = plan_reorder(tiny_cache, c.src, c.dst, "tiled");
+    EXPECT_NE(kd.source.code.find("if (dst_a64) CR_STREAM_STORE("), std::string::npos) << c.label;
     EXPECT_EQ(plan_reorder(e->info(), c.src, c.dst).source.code.find("CR_STREAM_STORE("), std::string::npos) << c.label;
     const size_t esize = static_cast<size_t>(size_of(c.dst.data_type()));
     for (size_t k : {size_t{0}, 64 / esize, size_t{1}, size_t{3}})

@@ -348,11 +348,17 @@ namespace {
 // offsets) with its first visible source: the items' kernels are the ones checked above, so what is checked
 // here is the batch's dispatch, its arguments and its offsets table.
 int run_batches(const Engine& e, const std::vector<Sweep>& cases, const DeviceInfo& dev, const std::string& impl, size_t* items) {
+  // Planned as batch items, as reorder_batch() plans them (local declines them).
+  auto item = [&](const Sweep& s) {
+    ReorderParams p{s.c.src, s.c.dst, dev, s.c.conversion};
+    p.batch_item = true;
+    return p;
+  };
   std::vector<const Sweep*> accepted;
   for (const Sweep& s : cases) {
     if (s.c.conversion.from_buffers() || s.c.conversion.compensation.present()) continue;  // a batch takes neither
     const ReorderImpl* chosen = impl.empty() ? nullptr : KernelSelector::instance().find(impl);
-    if (!chosen || chosen->reject(ReorderParams{s.c.src, s.c.dst, dev, s.c.conversion}).empty()) accepted.push_back(&s);
+    if (!chosen || chosen->reject(item(s)).empty()) accepted.push_back(&s);
   }
   int failures = 0;
   const size_t capacity = std::min(kMaxBatchItems, batch_buffer_limit(dev) / 2);  // each item its own two buffers
@@ -368,7 +374,7 @@ int run_batches(const Engine& e, const std::vector<Sweep>& cases, const DeviceIn
     for (size_t k = first; k < first + n; ++k) {
       buffers.emplace_back(2 * (k - first), 2 * (k - first) + 1);
       const Sweep& s = *accepted[k];
-      kernels.push_back(plan_reorder(dev, s.c.src, s.c.dst, impl, s.c.conversion));
+      kernels.push_back(KernelSelector::instance().select(item(s), impl));
       types.emplace_back(s.c.src.data_type(), s.c.dst.data_type());
       group.push_back(s.c);
       srcs.push_back(visible_sources(s.c.src, s.c.dst.data_type(), k).front());

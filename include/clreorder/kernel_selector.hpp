@@ -18,6 +18,8 @@ struct ReorderParams {
   Layout dst;             ///< the destination layout
   DeviceInfo device;      ///< the device the kernel is for
   Conversion conversion;  ///< rounding and overflow rules of the type conversion, padding policy
+  /// The kernel runs as a function of a batch kernel (batch_kernel()), which takes no work-group local memory.
+  bool batch_item = false;
 };
 
 /// What an implementation generates: the kernel source and its launch shape. Every kernel takes
@@ -31,6 +33,9 @@ struct KernelData {
   /// The run-time plans table of a shape-agnostic kernel (its fifth argument, a buffer of longs: see
   /// plans_buffer()); empty for kernels compiled for one shape.
   std::vector<int64_t> plan_args;
+  /// Whether it may run as a function of a batch kernel (batch_kernel()): false where it declares work-group
+  /// local memory, which only a kernel can.
+  bool batchable = true;
   /// global as a cl::NDRange.
   cl::NDRange global_range() const;
   /// local as a cl::NDRange.

@@ -1,0 +1,23 @@
+// Local reorder: work-group w decodes its grid digits once into a destination and a source offset, then its
+// work-items read the tile in source order into local memory (converted as read) and, after a barrier, write
+// it in destination order. Axes with tails or padding stay in the grid: g_ok (padding) stages zero for the
+// whole tile, and a group outside the destination (g_wr false) skips both passes but still meets the barrier
+// (PoCL's work-group loops corrupt memory when a group returns before it, even all of it together).
+// Generated: KERNEL_NAME, SRC_T, DST_T, IDX_T, LOCAL_SIZE, TILE_SLOTS, GRID_COUNT, GRID_DECODE(w), TILE_LOAD,
+// TILE_STORE, CONVERT(v), CR_VALUE_TABLES (per-index parameters, indexed by padded coordinate).
+CR_VALUE_TABLES
+
+__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) void KERNEL_NAME(CR_REORDER_ARGS) {
+  __local DST_T cr_tile[TILE_SLOTS];
+  // The range is exactly GRID_COUNT groups, so every group has a tile.
+  const IDX_T w = (IDX_T)get_group_id(0);
+  // Whole words of 8- and 16-bit elements where the bases keep them aligned (TILE_LOAD, TILE_STORE).
+  const bool src_wide = (src_base * sizeof(SRC_T)) % 4 == 0;
+  const bool dst_wide = (dst_base * sizeof(DST_T)) % 4 == 0;
+  src += src_base;
+  dst += dst_base;
+  GRID_DECODE(w)
+  TILE_LOAD
+  barrier(CLK_LOCAL_MEM_FENCE);
+  TILE_STORE
+}
