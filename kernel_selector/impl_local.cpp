@@ -6,8 +6,9 @@
 // destination elements. So both global passes coalesce, whatever the permutation, and the transposition
 // happens in local memory, whose slots are padded by one per 32 so that the work-items of a wavefront that
 // write a column of the tile meet distinct banks.
-// Per work-item it is one element at a time with index arithmetic, where tiled and staged move vectors
-// through registers: on a CPU (PoCL runs a work-group as loops around the barrier) that is the slower form.
+// A work-item moves one element (a 4-byte word of 8- or 16-bit ones) per access, with index arithmetic, where
+// tiled and staged move vectors through registers: on a CPU (PoCL runs a work-group as loops split at the
+// barrier) that is the slower form, on a GPU the faster.
 #include <algorithm>
 #include <functional>
 

@@ -547,7 +547,8 @@ int run_impls(const Engine& engine, int runs, int repeat, const std::string& out
   md += "---|---:|\n";
   csv += "fastest,chosen_over_fastest\n";
   std::map<std::string, int> wins;
-  double log_sum = 0, worst = 1e9;
+  std::map<int, std::pair<double, int>> chosen_by_bits;  // element size -> (sum of log ratio, cases)
+  double log_sum = 0, log_chosen = 0, worst = 1e9;
   std::string worst_case;
   int n = 0, chosen_fastest = 0;
   for (const SuiteCase& c : kCases) {
@@ -603,6 +604,10 @@ int run_impls(const Engine& engine, int runs, int repeat, const std::string& out
     ++wins[fastest];
     chosen_fastest += chosen == fastest;
     log_sum += std::log(rel);
+    log_chosen += std::log(med[chosen]);
+    auto& bits = chosen_by_bits[element_bits(src, dst)];
+    bits.first += std::log(med[chosen]);
+    ++bits.second;
     if (rel < worst) worst = rel, worst_case = label + " " + types;
     ++n;
   }
@@ -615,6 +620,14 @@ int run_impls(const Engine& engine, int runs, int repeat, const std::string& out
   summary += line;
   for (const auto& [name, k] : wins) summary += " " + name + " in " + std::to_string(k) + ",";
   if (!wins.empty()) summary.pop_back();
+  // What the selector's choices reach, as the main table would measure them (its ratio to copy).
+  std::snprintf(line, sizeof line, "\nthe choice's ratio to copy: geometric mean %.3f over %d cases;", n ? std::exp(log_chosen / n) : 0.0, n);
+  summary += line;
+  for (const auto& [bits, acc] : chosen_by_bits) {
+    std::snprintf(line, sizeof line, " %d-bit %.3f (%d),", bits, std::exp(acc.first / acc.second), acc.second);
+    summary += line;
+  }
+  if (!chosen_by_bits.empty()) summary.pop_back();
   summary += "\n";
   write_paired(engine, out, "impls", repeat, runs, "every accepting implementation launch by launch (each the median of "
                "the repeats' ratios to copy; in bold the fastest),", md, summary, csv);

@@ -98,7 +98,7 @@ run)
         mkdir -p "$out/$kind"
         # Each row as it is measured into log.txt, so a table cut off by the limit still brings its rows back.
         timeout -s KILL "${BENCH_LIMIT:-300}" "$bin/perf/clreorder_suite" $flag --runs "${RUNS:-25}" --repeat "${REPEAT:-3}" \
-          --out "$out/$kind" 2>&1 | tee "$out/$kind/log.txt" | grep -E '^geometric|^fused over|^view over|^the selector|^fastest:' || status=1
+          --out "$out/$kind" 2>&1 | tee "$out/$kind/log.txt" | grep -E '^geometric|^fused over|^view over|^the selector|^fastest:|^the choice' || status=1
       done
       ;;
     *) echo "unknown phase '$phase' (tests, bench, suite, fused, views, impls)"; status=2 ;;

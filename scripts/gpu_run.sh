@@ -1,0 +1,19 @@
+#!/bin/bash
+# One call of the lent GPU machine (the device tool runs it in a copy of this checkout, with the archive
+# `bash scripts/gpu_bundle.sh pack build .gpu/bundle.tar.xz` made here carried in .gpu): every implementation
+# side by side in the device's own tuning first (what its ranks are read from), then the device-test slices;
+# everything it wrote under $OUT packed into one archive, since the tool brings back at most 8 files. Each
+# phase ends itself (BENCH_LIMIT, TEST_LIMIT seconds), so that the archive is made inside the call's limit.
+#   OUT=DIR [RUNS=10 REPEAT=3 BENCH_LIMIT=220 TEST_LIMIT=200] bash scripts/gpu_run.sh [ARCHIVE]
+set -u
+archive=${1:-.gpu/bundle.tar.xz}
+t0=$(date +%s)
+res=$OUT/r
+mkdir -p "$res"
+nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,memory.total --format=csv > "$res/gpu.txt" 2>&1
+RUNS=${RUNS:-10} REPEAT=${REPEAT:-3} BENCH_LIMIT=${BENCH_LIMIT:-220} bash scripts/gpu_bundle.sh run "$archive" "$res" impls 2>&1 |
+  tee "$res/impls_phase.txt"
+echo "impls phase done at $(($(date +%s) - t0)) s" | tee -a "$res/times.txt"
+TEST_LIMIT=${TEST_LIMIT:-200} bash scripts/gpu_bundle.sh run "$archive" "$res" tests 2>&1 | tee "$res/tests_phase.txt"
+echo "tests phase done at $(($(date +%s) - t0)) s" | tee -a "$res/times.txt"
+tar czf "$OUT/results.tar.gz" -C "$OUT" r && rm -rf "$res"
