@@ -7,7 +7,11 @@
 // TILE_STORE, CONVERT(v), CR_VALUE_TABLES (per-index parameters, indexed by padded coordinate).
 CR_VALUE_TABLES
 
-__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) void KERNEL_NAME(CR_REORDER_ARGS) {
+// No reqd_work_group_size: PoCL 3.1 then keys the work-group function it compiles for a program's binary
+// (CL_PROGRAM_BINARIES, which the kernel cache stores) like a launch's, and a later launch's release found
+// that entry and aborted the process (pocl_release_dlhandle_cache: `found->ref_count > 0`). The host always
+// launches groups of LOCAL_SIZE.
+__kernel void KERNEL_NAME(CR_REORDER_ARGS) {
   __local DST_T cr_tile[TILE_SLOTS];
   // The range is exactly GRID_COUNT groups, so every group has a tile.
   const IDX_T w = (IDX_T)get_group_id(0);

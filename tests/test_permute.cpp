@@ -384,4 +384,10 @@ TEST(Selector, LocalFirstOnGpus) {
     EXPECT_NE(std::string(err.what()).find("local memory"), std::string::npos) << err.what();
   }
   EXPECT_NE(plan_reorder(tuned_device("gpu"), bfyx, Layout(format_from_name("byxf"), T::u4, shape)).impl, "local");
+  // Its group size is the host's to keep, not the kernel's to require: with reqd_work_group_size, PoCL 3.1
+  // aborted a process that stored such programs' binaries and ran 150 of them (NOTES: "PoCL's dlhandle cache
+  // and reqd_work_group_size").
+  for (const char* type : {"cpu", "gpu"})
+    EXPECT_EQ(plan_reorder(tuned_device(type), item.src, item.dst, "local").source.code.find("__attribute__((reqd_work_group_size"),
+              std::string::npos) << type;
 }
