@@ -72,8 +72,7 @@ LocalPlan make_plan(const ReorderParams& p) {
   // The largest power of two of work-items up to the configured count that the device takes and the tile
   // fills (a wavefront at least, so the passes keep their coalescing).
   size_t local = cfg.local;
-  while (local > 32 && (local / 2 >= static_cast<size_t>(count) || (p.device.max_work_group && local > p.device.max_work_group)))
-    local /= 2;
+  while (local > 32 && local / 2 >= static_cast<size_t>(count)) local /= 2;
   while (p.device.max_work_group && local > p.device.max_work_group) local /= 2;
   lp.local = local;
   return lp;

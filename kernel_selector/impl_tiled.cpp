@@ -47,10 +47,11 @@ struct TileConfig {
 // work-items. Both are correct on every device: the choice only moves speed. On an H100 the GPU tuning's
 // former 16 x 16 tiles (256 floats in one work-item's registers, and a 401K-element transpose in 1568
 // work-items) ran at 0.10-0.27 of copy, below the generic kernel's one element per work-item (0.19-0.32):
-// 8 x 8 now, 64 registers of 4 bytes, a 32-byte row per load and store.
-TileConfig config_for(const DeviceInfo& dev) {
-  if (tuning_of(dev) == Tuning::cpu) return {256, 1024, 16, 8};
-  return {8, 64, 8, 64};
+// 8 x 8 now, 64 registers of 4 bytes, a 32-byte row per load and store, but rows never narrower than 16
+// bytes of the destination (tiled's narrow transposes rank after staged, as in the CPU tiles).
+TileConfig config_for(const ReorderParams& p) {
+  if (tuning_of(p.device) == Tuning::cpu) return {256, 1024, 16, 8};
+  return {std::max<int64_t>(8, 16 / static_cast<int64_t>(unit_bytes(p.dst.data_type()))), 64, 8, 64};
 }
 
 // A run: digits that are dense in one layout (inner first), walked by one linear index. A is dense in the
@@ -574,11 +575,7 @@ struct TiledPlan {
 TiledPlan make_plan(const ReorderParams& p) {
   TiledPlan tp;
   tp.perm = make_permutation(p.src, p.dst, indexed_axes(p.conversion));
-  TileConfig cfg = config_for(p.device);
-  // GPU rows of 8 elements, but never narrower than 16 bytes of the destination (tiled's narrow transposes
-  // rank after staged).
-  if (tuning_of(p.device) == Tuning::gpu)
-    cfg.cap_a = std::max<int64_t>(cfg.cap_a, 16 / static_cast<int64_t>(unit_bytes(p.dst.data_type())));
+  TileConfig cfg = config_for(p);
   // The tile budget is in bytes of the wider element: byte-sized types get proportionally longer tiles.
   cfg.tile = cfg.tile * 4 / static_cast<int64_t>(std::max(unit_bytes(p.src.data_type()), unit_bytes(p.dst.data_type())));
   std::vector<PermDigit>& grid = tp.grid;
@@ -742,7 +739,7 @@ class TiledReorder : public ReorderImpl {
     }
     jit.def("GRID_COUNT", grid_count).def("GRID_DECODE(w)", macro_lines(lines)).def("TILE_LOOPS", macro_lines(body));
     if (vec > 1 && !p.conversion.per_index()) jit.def("CONVERT_V(v)", convert_expr(p, "v", vec));
-    finish_kernel(kd, jit, "reorder_tiled.cl", static_cast<size_t>(grid_count), config_for(p.device).local, p.device);
+    finish_kernel(kd, jit, "reorder_tiled.cl", static_cast<size_t>(grid_count), config_for(p).local, p.device);
     return kd;
   }
 };
