@@ -7,13 +7,10 @@
 #   OUT=DIR [RUNS=10 REPEAT=3 BENCH_LIMIT=220 TEST_LIMIT=200] bash scripts/gpu_run.sh [ARCHIVE]
 set -u
 archive=${1:-.gpu/bundle.tar.xz}
-t0=$(date +%s)
 res=$OUT/r
 mkdir -p "$res"
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,memory.total --format=csv > "$res/gpu.txt" 2>&1
-RUNS=${RUNS:-10} REPEAT=${REPEAT:-3} BENCH_LIMIT=${BENCH_LIMIT:-220} bash scripts/gpu_bundle.sh run "$archive" "$res" impls 2>&1 |
-  tee "$res/impls_phase.txt"
-echo "impls phase done at $(($(date +%s) - t0)) s" | tee -a "$res/times.txt"
-TEST_LIMIT=${TEST_LIMIT:-200} bash scripts/gpu_bundle.sh run "$archive" "$res" tests 2>&1 | tee "$res/tests_phase.txt"
-echo "tests phase done at $(($(date +%s) - t0)) s" | tee -a "$res/times.txt"
+# One unpack for both phases; each reads its own limit.
+RUNS=${RUNS:-10} REPEAT=${REPEAT:-3} BENCH_LIMIT=${BENCH_LIMIT:-220} TEST_LIMIT=${TEST_LIMIT:-200} \
+  bash scripts/gpu_bundle.sh run "$archive" "$res" impls tests 2>&1 | tee "$res/run.txt"
 tar czf "$OUT/results.tar.gz" -C "$OUT" r && rm -rf "$res"
