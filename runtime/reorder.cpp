@@ -947,6 +947,17 @@ BatchResult reorder_batch(const Engine& engine, const std::vector<BatchItem>& it
   return enqueue_batch(engine.queue(), items, opt, opt.policy.value_or(engine.policy()));
 }
 
+namespace {
+
+// A buffer holding `bytes` (at least one byte: OpenCL has no empty buffers).
+cl::Buffer host_copy(const cl::Context& context, cl_mem_flags flags, const std::vector<uint8_t>& bytes) {
+  if (bytes.empty()) return cl::Buffer(context, flags, 1);
+  // CL_MEM_COPY_HOST_PTR only reads the host memory.
+  return cl::Buffer(context, flags | CL_MEM_COPY_HOST_PTR, bytes.size(), const_cast<uint8_t*>(bytes.data()));
+}
+
+}  // namespace
+
 std::vector<uint8_t> reorder(const Engine& engine, const std::vector<uint8_t>& src, const Layout& src_layout,
                              const Layout& dst_layout, const ReorderOptions& opt, ReorderResult* result,
                              const std::vector<uint8_t>* dst_init) {
@@ -960,21 +971,25 @@ std::vector<uint8_t> reorder(const Engine& engine, const std::vector<uint8_t>& s
   for (const Layout* l : {&src_layout, &dst_layout}) check_fits_device(engine.info(), *l);
   std::vector<uint8_t> out = dst_init ? *dst_init : std::vector<uint8_t>(static_cast<size_t>(dst_layout.bytes()), 0);
   try {
-    cl::Buffer s(engine.context(), CL_MEM_READ_ONLY, std::max<size_t>(src.size(), 1));
-    cl::Buffer d(engine.context(), CL_MEM_READ_WRITE, std::max<size_t>(out.size(), 1));
-    engine.queue().enqueueWriteBuffer(s, CL_TRUE, 0, src.size(), src.data());
-    if (!out.empty()) engine.queue().enqueueWriteBuffer(d, CL_TRUE, 0, out.size(), out.data());
+    // Filled as they are made, and the kernel not waited for: the blocking read is the one wait (on PoCL each
+    // blocking command is a round trip to its worker threads, a tenth of a small reorder's time).
+    const cl::Buffer s = host_copy(engine.context(), CL_MEM_READ_ONLY, src);
+    const cl::Buffer d = host_copy(engine.context(), CL_MEM_READ_WRITE, out);
     ReorderOptions o = opt;
-    o.wait = true;
+    o.wait = false;
     const std::array<cl::Buffer, kParams> uploaded = upload_param_values(engine.context(), o.conversion);
     for (size_t q = 0; q < o.param_buffers.size(); ++q)
       if (!o.param_buffers[q]()) o.param_buffers[q] = uploaded[q];
     const size_t sums = o.conversion.compensation.present() ? static_cast<size_t>(o.conversion.compensation.count(dst_layout.dims())) : 0;
     if (sums && !o.compensation()) o.compensation = cl::Buffer(engine.context(), CL_MEM_READ_WRITE, sums * 4);
     ReorderResult r = reorder(engine, s, 0, src_layout, d, 0, dst_layout, o);
-    engine.queue().enqueueReadBuffer(d, CL_TRUE, 0, out.size(), out.data());
+    const std::vector<cl::Event> after = {r.event};  // what orders the reads on an out-of-order queue
     r.compensation.resize(sums);
-    if (sums) engine.queue().enqueueReadBuffer(o.compensation, CL_TRUE, 0, sums * 4, r.compensation.data());
+    cl::Event sums_read;
+    if (sums) engine.queue().enqueueReadBuffer(o.compensation, CL_FALSE, 0, sums * 4, r.compensation.data(), &after, &sums_read);
+    engine.queue().enqueueReadBuffer(d, CL_TRUE, 0, out.size(), out.data(), &after);
+    if (sums) sums_read.wait();
+    r.kernel_ms = profiled_ms(engine.queue(), r.event);
     if (result) *result = r;
   } catch (...) {
     rethrow_cl(src_layout.describe() + " -> " + dst_layout.describe());

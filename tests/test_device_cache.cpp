@@ -535,6 +535,39 @@ TEST(AsyncReorder, WaitListsAndEventsOrderReordersOnAnOutOfOrderQueue) {
   elsewhere.setStatus(CL_COMPLETE);
 }
 
+// The blocking host form waits once, on its last read, so on a caller's out-of-order queue its reads must
+// wait for the kernel themselves: the destination and the compensation sums come back exact, the kernel's
+// time is read, and a user's destination start (a gap the layout does not own) comes back as it was.
+TEST(AsyncReorder, TheHostFormOrdersItsReadsOnAnOutOfOrderQueue) {
+  REQUIRE_DEVICE(e);
+  cl_command_queue_properties props = CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE | CL_QUEUE_PROFILING_ENABLE;
+  if (!(e->device().getInfo<CL_DEVICE_QUEUE_PROPERTIES>() & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE))
+    props = CL_QUEUE_PROFILING_ENABLE;  // in-order then: still exact
+  const cl::CommandQueue q(e->context(), e->device(), props);
+  const Engine engine(e->context()(), q());
+  const Case c = converting(make_case(Format::parse("oiyx"), Format::parse("os_is_yx_isv16_osv16"), {33, 17, 3, 3}, DataType::f32, DataType::i8),
+                            with_compensation(with_params({}, {{Param::dst_scale, {{0.25f}, -1}}}), 0));
+  const std::vector<uint8_t> src = visible_sources(c.src, c.dst.data_type(), 3).front();
+  std::vector<uint8_t> want(static_cast<size_t>(c.dst.bytes()));
+  reference_reorder(c.src, src.data(), c.dst, want.data(), c.conversion);
+  ReorderOptions opt;
+  opt.conversion = c.conversion;
+  for (int round = 0; round < 3; ++round) {  // the first may run the shape-agnostic kernel, later ones the specialised
+    ReorderResult r;
+    const std::vector<uint8_t> got = reorder(engine, src, c.src, c.dst, opt, &r);
+    EXPECT_EQ(compare_bytes(got, want), "") << "round " << round << ", " << r.impl;
+    EXPECT_EQ(r.compensation, reference_compensation(c.dst, want.data(), c.conversion.compensation)) << r.impl;
+    EXPECT_GE(r.kernel_ms, 0);
+    EXPECT_EQ(r.event.getInfo<CL_EVENT_COMMAND_EXECUTION_STATUS>(), CL_COMPLETE);
+  }
+  const Layout view(Format::parse("bfyx"), DataType::f16, {2, 3, 2, 3}, {}, {}, {40, 12, 6, 1}, 1);  // gaps of 1 and 4
+  const Layout plain(Format::parse("bfyx"), DataType::f16, {2, 3, 2, 3});
+  const std::vector<uint8_t> from = make_pattern(plain), init = random_bytes(static_cast<size_t>(view.bytes()), 5);
+  std::vector<uint8_t> expect = init;
+  reference_reorder(plain, from.data(), view, expect.data());
+  EXPECT_EQ(compare_bytes(reorder(engine, from, plain, view, {}, nullptr, &init), expect), "");
+}
+
 // An Engine's last copy releases what the caches hold for its context, so contexts created and released one
 // after another do not pile up (before, each kept about 1.7 MiB alive): resident memory stays flat.
 TEST(EngineLifetime, AThousandContextsComeAndGoInFlatMemory) {
