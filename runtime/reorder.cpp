@@ -44,33 +44,60 @@ struct BufferFacts {
   size_t origin = 0;      // a sub-buffer's offset in its parent
 };
 
+// The queue's context as a wrapper that neither retains nor releases it (the queue holds it for the call):
+// see raw_mem_info(). Copies made of it retain as usual.
+class BorrowedContext {
+ public:
+  explicit BorrowedContext(const cl::CommandQueue& queue) {
+    cl_context h = nullptr;
+    const cl_int err = clGetCommandQueueInfo(queue(), CL_QUEUE_CONTEXT, sizeof h, &h, nullptr);
+    if (err != CL_SUCCESS) throw cl::Error(err, "clGetCommandQueueInfo");
+    context_ = cl::Context(h, false);
+  }
+  ~BorrowedContext() { context_() = nullptr; }
+  BorrowedContext(const BorrowedContext&) = delete;
+  BorrowedContext& operator=(const BorrowedContext&) = delete;
+  const cl::Context& get() const { return context_; }
+
+ private:
+  cl::Context context_;
+};
+
+// A handle-valued fact of a buffer without the wrapper's retain and release (each takes the driver's object
+// lock, which its worker threads hold while they launch: these run on every cached call).
+template <class Handle>
+Handle raw_mem_info(const cl::Buffer& buf, cl_mem_info name) {
+  Handle h = nullptr;
+  const cl_int err = clGetMemObjectInfo(buf(), name, sizeof h, &h, nullptr);
+  if (err != CL_SUCCESS) throw cl::Error(err, "clGetMemObjectInfo");
+  return h;
+}
+
 BufferFacts buffer_facts(const cl::Context& ctx, const cl::Buffer& buf, const char* which) {
-  const std::string what = std::string(which) + " buffer";
-  if (!buf()) throw Error(what + " is null");
-  if (buf.getInfo<CL_MEM_CONTEXT>()() != ctx())
-    throw Error(what + " belongs to another OpenCL context than the command queue");
+  if (!buf()) throw Error(std::string(which) + " buffer is null");
+  if (raw_mem_info<cl_context>(buf, CL_MEM_CONTEXT) != ctx())
+    throw Error(std::string(which) + " buffer belongs to another OpenCL context than the command queue");
   BufferFacts f{buf(), buf.getInfo<CL_MEM_SIZE>(), buf.getInfo<CL_MEM_FLAGS>(), buf(), 0};
-  const cl::Memory parent = buf.getInfo<CL_MEM_ASSOCIATED_MEMOBJECT>();
-  if (parent()) {
-    f.root = parent();
+  if (const cl_mem parent = raw_mem_info<cl_mem>(buf, CL_MEM_ASSOCIATED_MEMOBJECT)) {
+    f.root = parent;
     f.origin = buf.getInfo<CL_MEM_OFFSET>();
   }
   return f;
 }
 
 ByteRange check_range(const BufferFacts& f, size_t offset, const Layout& l, const char* which, bool written) {
-  const std::string what = std::string(which) + " buffer";
+  const auto what = [which] { return std::string(which) + " buffer"; };  // made only for an error
   if (written && (f.flags & CL_MEM_READ_ONLY))
-    throw Error(what + " was created CL_MEM_READ_ONLY: a kernel cannot write it");
+    throw Error(what() + " was created CL_MEM_READ_ONLY: a kernel cannot write it");
   if (!written && (f.flags & CL_MEM_WRITE_ONLY))
-    throw Error(what + " was created CL_MEM_WRITE_ONLY: a kernel cannot read it");
+    throw Error(what() + " was created CL_MEM_WRITE_ONLY: a kernel cannot read it");
   const size_t esize = unit_bytes(l.data_type());
   if (offset % esize)
     throw Error(std::string(which) + " byte offset " + std::to_string(offset) + " is not a multiple of the " +
                 to_string(l.data_type()) + " element size " + std::to_string(esize));
   const size_t have = f.size, bytes = static_cast<size_t>(l.bytes());
   if (offset > have || bytes > have - offset)
-    throw Error(what + " holds " + std::to_string(have) + " bytes but " + l.describe() + " at byte offset " +
+    throw Error(what() + " holds " + std::to_string(have) + " bytes but " + l.describe() + " at byte offset " +
                 std::to_string(offset) + " needs " + std::to_string(bytes) + " bytes from there");
   return ByteRange{f.root, f.origin + offset, f.origin + offset + bytes};
 }
@@ -177,9 +204,9 @@ std::string kept_choice_of(const DeviceInfo& device, const Layout& src, const La
   return c.entries.emplace(key, impl).first->second;
 }
 
-std::string dispatch_key(const cl::Context& ctx, const cl::Device& dev, const Layout& src, const Layout& dst,
+std::string dispatch_key(const cl::Context& ctx, cl_device_id dev, const Layout& src, const Layout& dst,
                          const std::string& force, const Conversion& conv) {
-  return std::to_string(reinterpret_cast<uintptr_t>(ctx())) + ":" + std::to_string(reinterpret_cast<uintptr_t>(dev())) +
+  return std::to_string(reinterpret_cast<uintptr_t>(ctx())) + ":" + std::to_string(reinterpret_cast<uintptr_t>(dev)) +
          ":" + (force.empty() ? env_value("CLREORDER_FORCE_IMPL") : force) + ":" + env_value("CLREORDER_INDEX_BITS") + ":" +
          env_value("CLREORDER_TUNING") + ":" + pair_key(src, dst, conv);
 }
@@ -531,9 +558,13 @@ bool agnostic_takes(const DeviceInfo& info, const Layout& src, const Layout& dst
 std::shared_ptr<Dispatch> dispatch_for(const cl::CommandQueue& queue, const cl::Context& ctx, const Layout& src,
                                        const Layout& dst, const std::string& force, CompilePolicy policy,
                                        const Conversion& conv) {
-  const cl::Device dev = queue.getInfo<CL_QUEUE_DEVICE>();
-  const std::string key = dispatch_key(ctx, dev, src, dst, force, conv);
+  // The device's wrapper asks the driver for the platform's version as it is made: not on a cached call.
+  cl_device_id device = nullptr;
+  const cl_int err = clGetCommandQueueInfo(queue(), CL_QUEUE_DEVICE, sizeof device, &device, nullptr);
+  if (err != CL_SUCCESS) throw cl::Error(err, "clGetCommandQueueInfo");
+  const std::string key = dispatch_key(ctx, device, src, dst, force, conv);
   if (auto d = cached_dispatch(key, conv)) return d;
+  const cl::Device dev(device, true);
   const BackgroundCompiler::Foreground busy;
   if (!force.empty() || !env_value("CLREORDER_FORCE_IMPL").empty() || policy == CompilePolicy::wait)
     return make_dispatch(ctx, dev, src, dst, force, conv, key);
@@ -729,12 +760,12 @@ void check_compensation_buffer(const cl::Context& ctx, const ReorderOptions& opt
 ReorderResult enqueue_reorder(const cl::CommandQueue& queue, const cl::Buffer& src, size_t src_offset,
                               const Layout& src_layout, const cl::Buffer& dst, size_t dst_offset,
                               const Layout& dst_layout, const ReorderOptions& opt, CompilePolicy policy) {
-  const std::string what = src_layout.describe() + " -> " + dst_layout.describe();
   try {
     check_compatible(src_layout, dst_layout);
     check_params(opt.conversion, dst_layout);
     if (!queue()) throw Error("the command queue is null");
-    const cl::Context ctx = queue.getInfo<CL_QUEUE_CONTEXT>();
+    const BorrowedContext borrowed(queue);
+    const cl::Context& ctx = borrowed.get();
     const ByteRange dst_range = check_buffer(ctx, dst, dst_offset, dst_layout, "destination", true);
     const ByteRange src_range = check_buffer(ctx, src, src_offset, src_layout, "source", false);
     check_disjoint(src_range, dst_range);
@@ -753,7 +784,7 @@ ReorderResult enqueue_reorder(const cl::CommandQueue& queue, const cl::Buffer& s
     }
     return res;
   } catch (...) {
-    rethrow_cl(what);
+    rethrow_cl(src_layout.describe() + " -> " + dst_layout.describe());
   }
 }
 
@@ -845,7 +876,7 @@ BatchResult enqueue_batch(const cl::CommandQueue& queue, const std::vector<Batch
         buffers.push_back(b);
       }
       // Specialised to the layouts and to which items share buffers, never to the buffers or offsets.
-      std::string key = "batch:" + dispatch_key(ctx, dev, items[first].src_layout, items[first].dst_layout, force, opt.conversion);
+      std::string key = "batch:" + dispatch_key(ctx, dev(), items[first].src_layout, items[first].dst_layout, force, opt.conversion);
       for (size_t k = 0; k < n; ++k) {
         if (k > 0) key.append("|").append(items[first + k].src_layout.key()).append("->").append(items[first + k].dst_layout.key());
         key.append("@").append(std::to_string(buffers[k].first)).append(",").append(std::to_string(buffers[k].second));

@@ -273,8 +273,8 @@ TEST(Sweep, EveryImplementationInBothTunings) {
   for (const auto& impl : KernelSelector::instance().impls()) EXPECT_GT(per_impl[impl->name()], 0) << impl->name();
   const int failures = run_all(*e, planned);
   EXPECT_EQ(failures, 0) << "of " << planned.size() << " runs";
-  std::printf("sweep: %zu cases, %zu runs (case x implementation x tuning x cache), %d failed; %zu more planned the same kernel and launch as one of these\n", cases.size(),
-              planned.size(), failures, same);
+  std::printf("sweep: %zu cases, %zu runs (case x implementation x tuning x cache), %d failed; %zu more planned "
+              "the same kernel and launch as one of these\n", cases.size(), planned.size(), failures, same);
 }
 
 // The shape-agnostic kernel (plans passed at run time) on small cases of every family: blocked tails and
@@ -416,7 +416,7 @@ int run_batches(const Engine& e, const std::vector<Sweep>& cases, const DeviceIn
 // together (several implementations in one kernel), then each implementation forced on the cases it
 // accepts, in one tuning each (alternating; the kernels themselves were swept in both above).
 // CLREORDER_SWEEP_BATCHES=choices keeps the choices only: the uninitialized-value run (tests/CMakeLists.txt),
-// where each forced batch repeats item kernels that run checked above, at a quarter of its time.
+// where each forced batch repeats item kernels that ran checked above, in a seventh of its time.
 TEST(Sweep, BatchedLaunchesInBothTunings) {
   REQUIRE_DEVICE(e);
   const std::vector<Sweep> cases = sweep_cases();
