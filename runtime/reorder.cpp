@@ -63,8 +63,8 @@ class BorrowedContext {
   cl::Context context_;
 };
 
-// A handle-valued fact of a buffer without the wrapper's retain and release (each takes the driver's object
-// lock, which its worker threads hold while they launch: these run on every cached call).
+// A handle-valued fact of a buffer without the wrapper's retain and release: each of those takes the
+// driver's lock on the object (PoCL's), and these run on every cached call.
 template <class Handle>
 Handle raw_mem_info(const cl::Buffer& buf, cl_mem_info name) {
   Handle h = nullptr;
