@@ -3,6 +3,7 @@
 // work-item, so the per-element work is a few multiply-adds and the masks that the shape needs.
 // Shapes, strides and masks are constants in the generated code.
 #include <algorithm>
+#include <optional>
 #include <functional>
 
 #include "clreorder/error.hpp"
@@ -572,9 +573,9 @@ struct TiledPlan {
   TileSums sums;
 };
 
-TiledPlan make_plan(const ReorderParams& p) {
+TiledPlan plan_on(const ReorderParams& p, Permutation perm) {
   TiledPlan tp;
-  tp.perm = make_permutation(p.src, p.dst, indexed_axes(p.conversion));
+  tp.perm = std::move(perm);
   TileConfig cfg = config_for(p);
   // The tile budget is in bytes of the wider element: byte-sized types get proportionally longer tiles.
   cfg.tile = cfg.tile * 4 / static_cast<int64_t>(std::max(unit_bytes(p.src.data_type()), unit_bytes(p.dst.data_type())));
@@ -643,6 +644,46 @@ TiledPlan make_plan(const ReorderParams& p) {
     tp.vec = 1;
   tp.sums = tile_sums(p.conversion.compensation, a, b);
   return tp;
+}
+
+// The permutation with its source-dense digit (source stride 1, not the destination's) iterated to the
+// nearest multiple of 16, 8 or 4 that overshoots it by an eighth at most, or null. A destination padded
+// along the source's rows makes them odd (56 + 1 of lower padding = 57 slots), no vector width divides them,
+// and the transposes fall back to scalar loops (bfyx -> b_fs_yx_fsv16 f16 8x64x56x56 padded by one before y
+// and x: 0.25 of copy, 0.87 unpadded). The overshoot is an iteration past the destination's row, the way a
+// blocked tail's already is: its reads are masked (read_hi), its stores skipped (check_write). Only for a
+// row that is the whole of its axis, with no per-index parameters or sums along it.
+std::optional<Permutation> rounded_source_row(const ReorderParams& p, const Permutation& perm) {
+  if (p.conversion.compensation.present()) return std::nullopt;
+  const auto row = std::find_if(perm.digits.begin(), perm.digits.end(), [](const PermDigit& d) { return d.src_stride == 1; });
+  if (row == perm.digits.end() || row->dst_stride == 1 || row->axis < 0) return std::nullopt;
+  const PermAxis& ax = perm.axes[static_cast<size_t>(row->axis)];
+  const bool alone = std::count_if(perm.digits.begin(), perm.digits.end(), [&](const PermDigit& d) { return d.axis == row->axis; }) == 1;
+  if (!alone || row->weight != 1 || ax.tracked || !ax.folds.empty() || row->extent % 4 == 0 || ax.span != row->extent) return std::nullopt;
+  for (int64_t m : {16, 8, 4}) {
+    const int64_t up = (row->extent + m - 1) / m * m;
+    if ((up - row->extent) * 8 > row->extent) continue;
+    Permutation rounded = perm;
+    PermDigit& d = rounded.digits[static_cast<size_t>(row - perm.digits.begin())];
+    PermAxis& a = rounded.axes[static_cast<size_t>(row->axis)];
+    d.extent = up;
+    a.span = up;
+    a.check_high = a.check_high || up > a.lower + a.dim;
+    a.check_write = a.check_write || up > a.limit;
+    return rounded;
+  }
+  return std::nullopt;
+}
+
+// The plan on the reorder's permutation, or, where that leaves the tile scalar, on its rounded source rows
+// when they give vector transposes.
+TiledPlan make_plan(const ReorderParams& p) {
+  Permutation perm = make_permutation(p.src, p.dst, indexed_axes(p.conversion));
+  std::optional<Permutation> rounded = rounded_source_row(p, perm);
+  TiledPlan tp = plan_on(p, std::move(perm));
+  if (tp.form != TiledPlan::Form::scalar || !rounded) return tp;
+  TiledPlan wide = plan_on(p, std::move(*rounded));
+  return wide.form == TiledPlan::Form::transpose ? wide : tp;
 }
 
 // A u4 or i4 destination is written a byte (the elements at ia and ia + 1) at a time, so no byte may hold

@@ -50,6 +50,10 @@ std::vector<Sweep> sweep_cases() {
       {make_case(F("byxf"), F("b_fs_yx_fsv32"), {2, 33, 3, 4}, T::i32, T::i64), 0, 0},
       {make_case(F("bfyx"), F("b_fs_yx_fsv16"), {2, 32, 4, 4}, T::f32, T::f16), 0, 1},
       {make_case(F("b_fs_yx_fsv16"), F("bfyx"), {2, 32, 7, 7}, T::u8, T::u8), 2, 0},
+      // Destination rows that padding makes odd (13 + 2 = 15, 22 + 1 = 23): tiled iterates them to 16 and 24
+      // (rounded_source_row()), the overshoot neither read nor written; the second's source is padded too.
+      {make_case(F("bfyx"), F("b_fs_yx_fsv16"), {2, 19, 3, 13}, T::f16, T::f16, {}, {}, {0, 0, 1, 2}, {0, 1, 0, 0}), 0, 1},
+      {make_case(F("bfyx"), F("byxf"), {1, 16, 2, 22}, T::f32, T::f32, {0, 0, 0, 1}, {0, 0, 0, 2}, {0, 0, 0, 1}), 1, 0},
       // The 16-, 32- and 64-bit types: f64 into f16 (through f32 rounded to odd), i16 and u16 words, u64 tails.
       {make_case(F("bfyx"), F("b_fs_yx_fsv16"), {2, 19, 3, 5}, T::f64, T::f16, {}, {}, {0, 1, 0, 0}), 0, 1},
       {make_case(F("byxf"), F("bfyx"), {2, 24, 3, 3}, T::i16, T::f64), 1, 0},
