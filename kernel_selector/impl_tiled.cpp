@@ -652,7 +652,9 @@ TiledPlan plan_on(const ReorderParams& p, Permutation perm) {
 // and the transposes fall back to scalar loops (bfyx -> b_fs_yx_fsv16 f16 8x64x56x56 padded by one before y
 // and x: 0.25 of copy, 0.87 unpadded). The overshoot is an iteration past the destination's row, the way a
 // blocked tail's already is: its reads are masked (read_hi), its stores skipped (check_write). Only for a
-// row that is the whole of its axis, with no per-index parameters or sums along it.
+// row that is the whole of its axis, with no per-index parameters or sums along it. The overshoot lengthens
+// the offsets computed (never used) by an eighth of that digit's part at most, inside the factor of two that
+// needs_64bit() leaves.
 std::optional<Permutation> rounded_source_row(const ReorderParams& p, const Permutation& perm) {
   if (p.conversion.compensation.present()) return std::nullopt;
   const auto row = std::find_if(perm.digits.begin(), perm.digits.end(), [](const PermDigit& d) { return d.src_stride == 1; });
