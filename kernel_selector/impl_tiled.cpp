@@ -3,8 +3,8 @@
 // work-item, so the per-element work is a few multiply-adds and the masks that the shape needs.
 // Shapes, strides and masks are constants in the generated code.
 #include <algorithm>
-#include <optional>
 #include <functional>
+#include <optional>
 
 #include "clreorder/error.hpp"
 #include "clreorder/kernel_selector.hpp"
@@ -680,10 +680,10 @@ std::optional<Permutation> rounded_source_row(const ReorderParams& p, const Perm
 // The plan on the reorder's permutation, or, where that leaves the tile scalar, on its rounded source rows
 // when they give vector transposes.
 TiledPlan make_plan(const ReorderParams& p) {
-  Permutation perm = make_permutation(p.src, p.dst, indexed_axes(p.conversion));
-  std::optional<Permutation> rounded = rounded_source_row(p, perm);
-  TiledPlan tp = plan_on(p, std::move(perm));
-  if (tp.form != TiledPlan::Form::scalar || !rounded) return tp;
+  TiledPlan tp = plan_on(p, make_permutation(p.src, p.dst, indexed_axes(p.conversion)));
+  if (tp.form != TiledPlan::Form::scalar) return tp;
+  std::optional<Permutation> rounded = rounded_source_row(p, tp.perm);
+  if (!rounded) return tp;
   TiledPlan wide = plan_on(p, std::move(*rounded));
   return wide.form == TiledPlan::Form::transpose ? wide : tp;
 }

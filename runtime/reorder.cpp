@@ -44,16 +44,21 @@ struct BufferFacts {
   size_t origin = 0;      // a sub-buffer's offset in its parent
 };
 
+// A handle-valued fact of a queue, read as raw_mem_info() reads a buffer's.
+template <class Handle>
+Handle raw_queue_info(const cl::CommandQueue& queue, cl_command_queue_info name) {
+  Handle h = nullptr;
+  const cl_int err = clGetCommandQueueInfo(queue(), name, sizeof h, &h, nullptr);
+  if (err != CL_SUCCESS) throw cl::Error(err, "clGetCommandQueueInfo");
+  return h;
+}
+
 // The queue's context as a wrapper that neither retains nor releases it (the queue holds it for the call):
 // see raw_mem_info(). Copies made of it retain as usual.
 class BorrowedContext {
  public:
-  explicit BorrowedContext(const cl::CommandQueue& queue) {
-    cl_context h = nullptr;
-    const cl_int err = clGetCommandQueueInfo(queue(), CL_QUEUE_CONTEXT, sizeof h, &h, nullptr);
-    if (err != CL_SUCCESS) throw cl::Error(err, "clGetCommandQueueInfo");
-    context_ = cl::Context(h, false);
-  }
+  explicit BorrowedContext(const cl::CommandQueue& queue)
+      : context_(raw_queue_info<cl_context>(queue, CL_QUEUE_CONTEXT), false) {}
   ~BorrowedContext() { context_() = nullptr; }
   BorrowedContext(const BorrowedContext&) = delete;
   BorrowedContext& operator=(const BorrowedContext&) = delete;
@@ -559,9 +564,7 @@ std::shared_ptr<Dispatch> dispatch_for(const cl::CommandQueue& queue, const cl::
                                        const Layout& dst, const std::string& force, CompilePolicy policy,
                                        const Conversion& conv) {
   // The device's wrapper asks the driver for the platform's version as it is made: not on a cached call.
-  cl_device_id device = nullptr;
-  const cl_int err = clGetCommandQueueInfo(queue(), CL_QUEUE_DEVICE, sizeof device, &device, nullptr);
-  if (err != CL_SUCCESS) throw cl::Error(err, "clGetCommandQueueInfo");
+  const cl_device_id device = raw_queue_info<cl_device_id>(queue, CL_QUEUE_DEVICE);
   const std::string key = dispatch_key(ctx, device, src, dst, force, conv);
   if (auto d = cached_dispatch(key, conv)) return d;
   const cl::Device dev(device, true);
