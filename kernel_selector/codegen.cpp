@@ -58,37 +58,53 @@ std::string swizzle(const std::string& var, int64_t width, int64_t first, int64_
 
 std::string component(const std::string& var, int64_t width, int64_t i) { return swizzle(var, width, i, 1); }
 
+// Bytes of an OpenCL C scalar type as cl_type() names them.
+int64_t cl_type_bytes(const std::string& type) {
+  if (type == "char" || type == "uchar") return 1;
+  if (type == "short" || type == "ushort") return 2;
+  if (type == "int" || type == "uint" || type == "float") return 4;
+  if (type == "long" || type == "ulong" || type == "double") return 8;
+  throw Error("internal: transpose_network of type " + type);
+}
+
 TransposeNet transpose_network(const std::string& type, int width, const std::vector<std::string>& rows,
                                const std::string& prefix) {
   const auto v = static_cast<size_t>(width);
   if ((width != 4 && width != 8 && width != 16) || rows.size() != v)
     throw Error("internal: transpose_network of width " + std::to_string(width));
+  // Elements of one 128-bit lane (x86's unpacks and NEON's zips work within one; a smaller register is one).
+  const size_t lane = std::min(v, static_cast<size_t>(16 / cl_type_bytes(type)));
   // Each register as the (row, column) it holds at each position, to name the columns at the end.
   std::vector<std::vector<std::pair<size_t, size_t>>> held(v);
   for (size_t i = 0; i < v; ++i)
     for (size_t j = 0; j < v; ++j) held[i].emplace_back(i, j);
   TransposeNet net;
   std::vector<std::string> names = rows;
-  // Stage g pairs registers i and i + g. The first stage interleaves single elements within groups of 4
-  // (unpcklps/unpckhps); stage g > 1 exchanges runs of g elements (unpcklpd, vperm2f128, register halves).
-  // Each stage swaps one bit of the row index with one of the column index, so after all of them every
-  // register holds one column, rows in order.
+  // Stage g pairs registers i and i + g and moves runs of g elements. Runs shorter than a lane interleave
+  // the lower (upper) halves of each lane of the two (punpcklwd, punpckldq, unpcklps, unpcklpd: one
+  // instruction); longer runs exchange whole lanes (vperm2f128, register halves). Each stage swaps one bit of
+  // the row index with one of the column index, so after all of them every register holds one column, rows
+  // in order.
   for (size_t g = 1, stage = 0; g < v; g *= 2, ++stage) {
     std::vector<std::string> next(v);
     std::vector<std::vector<std::pair<size_t, size_t>>> next_held(v);
     for (size_t i = 0; i < v; ++i) {
       if (i & g) continue;
       for (size_t half = 0; half < 2; ++half) {
-        const size_t out = i + half * g, run = g == 1 ? 1 : g, group = g == 1 ? 4 : 2 * g;
-        const size_t from = g == 1 ? 2 * half : half * g;
+        const size_t out = i + half * g;
+        // (start, group): runs of g from each of the two registers in turn, at start + k * group.
+        std::vector<size_t> firsts;
+        if (g < lane)
+          for (size_t l = 0; l < v; l += lane)
+            for (size_t k = 0; k < lane / 2; k += g) firsts.push_back(l + half * lane / 2 + k);
+        else
+          for (size_t c = 0; c < v; c += 2 * g) firsts.push_back(c + half * g);
         std::string value;
-        for (size_t c = 0; c < v; c += group)
-          for (size_t k = 0; k < (g == 1 ? 2 : 1); ++k)
-            for (size_t reg : {i, i + g}) {
-              const size_t first = c + from + k * run;
-              value += std::string(value.empty() ? "" : ", ") + swizzle(names[reg], width, static_cast<int64_t>(first), static_cast<int64_t>(run));
-              for (size_t e = 0; e < run; ++e) next_held[out].push_back(held[reg][first + e]);
-            }
+        for (size_t first : firsts)
+          for (size_t reg : {i, i + g}) {
+            value += std::string(value.empty() ? "" : ", ") + swizzle(names[reg], width, static_cast<int64_t>(first), static_cast<int64_t>(g));
+            for (size_t e = 0; e < g; ++e) next_held[out].push_back(held[reg][first + e]);
+          }
         next[out] = prefix + std::to_string(stage) + "_" + std::to_string(out);
         net.lines.push_back("const " + type + std::to_string(width) + " " + next[out] + " = (" + type + std::to_string(width) + ")(" + value + ");");
       }

@@ -52,9 +52,10 @@ struct TransposeNet {
 };
 
 /// The transpose as log2(V) stages of V two-source shuffles, each picking runs of 1, 2, 4 .. elements
-/// written as swizzles (unpcklps, unpcklpd, vperm2f128 on x86). LLVM lowers a V-source pick per column
-/// into 3 instructions per register for V = 4 and worse above; scalar components would let it fold the
-/// stages back into such picks. `prefix` names the stage registers.
+/// written as swizzles: unpacks within 128-bit lanes while the runs are shorter than a lane (punpcklbw ..
+/// unpcklpd on x86, zip on ARM, for every element size), whole lanes beyond (vperm2f128). LLVM lowers a
+/// V-source pick per column into 3 instructions per register for V = 4 and worse above; scalar components
+/// would let it fold the stages back into such picks. `prefix` names the stage registers.
 TransposeNet transpose_network(const std::string& type, int width, const std::vector<std::string>& rows,
                                const std::string& prefix);
 

@@ -145,27 +145,35 @@ TEST(Permutation, DeclinesWhatItCannotExpress) {
 
 // tiled's register transpose, read back from its text: every stage line is a shuffle of two registers, and
 // evaluating the lines on (row, column) labels leaves column j, rows in order, in the register it names.
+// Stages that move runs shorter than a 128-bit lane are unpacks (one instruction each on x86 and ARM,
+// whatever the element size): runs from the lower or upper half of each lane of the two, interleaved.
 TEST(TransposeNetwork, TextTransposesWithTwoSourceStages) {
   using Lanes = std::vector<std::pair<int, int>>;
+  for (const auto& [type, bytes] : std::vector<std::pair<std::string, int>>{{"char", 1}, {"ushort", 2}, {"float", 4}, {"long", 8}})
   for (int v : {4, 8, 16}) {
+    SCOPED_TRACE(type + std::to_string(v));
+    const int lane = std::min(v, 16 / bytes);
     std::vector<std::string> rows;
     std::map<std::string, Lanes> regs;
     for (int i = 0; i < v; ++i) {
       rows.push_back("r" + std::to_string(i));
       for (int j = 0; j < v; ++j) regs[rows.back()].emplace_back(i, j);
     }
-    const TransposeNet net = transpose_network("float", v, rows, "t");
+    const TransposeNet net = transpose_network(type, v, rows, "t");
     int stages = 0;
     while ((1 << stages) < v) ++stages;
     EXPECT_EQ(net.lines.size(), static_cast<size_t>(v * stages));
-    const std::regex line("const float" + std::to_string(v) + " (\\w+) = \\(float" + std::to_string(v) + "\\)\\((.*)\\);");
+    const std::regex line("const " + type + std::to_string(v) + " (\\w+) = \\(" + type + std::to_string(v) + "\\)\\((.*)\\);");
     // A run is CR_SW<n>(reg, c0, c1, ..) (expanded in kernels_cl/common.cl), a component reg.sC, or a whole reg.
     const std::regex part("CR_SW([248])\\((\\w+)((?:, [0-9a-f])+)\\)|(\\w+)(\\.s([0-9a-f]))?");
-    for (const std::string& text : net.lines) {
+    for (size_t n = 0; n < net.lines.size(); ++n) {
+      const std::string& text = net.lines[n];
+      const int run_length = 1 << (n / static_cast<size_t>(v));  // stage s moves runs of 2^s
       std::smatch m;
       ASSERT_TRUE(std::regex_match(text, m, line)) << text;
       const std::string name = m[1], args = m[2];
       Lanes out;
+      std::vector<int> from;  // the position each output element had in its source register
       std::map<std::string, int> sources;
       for (auto it = std::sregex_iterator(args.begin(), args.end(), part); it != std::sregex_iterator(); ++it) {
         const bool run = (*it)[1].matched;
@@ -179,12 +187,23 @@ TEST(TransposeNetwork, TextTransposesWithTwoSourceStages) {
         ASSERT_TRUE(regs.count(reg)) << text;
         ++sources[reg];
         if (comps.empty())
-          out.insert(out.end(), regs[reg].begin(), regs[reg].end());
-        else
-          for (char c : comps) out.push_back(regs[reg][static_cast<size_t>(std::stoi(std::string(1, c), nullptr, 16))]);
+          for (int c = 0; c < v; ++c) comps += "0123456789abcdef"[c];
+        for (char c : comps) {
+          from.push_back(std::stoi(std::string(1, c), nullptr, 16));
+          out.push_back(regs[reg][static_cast<size_t>(from.back())]);
+        }
       }
       EXPECT_EQ(sources.size(), 2u) << text;
       ASSERT_EQ(out.size(), static_cast<size_t>(v)) << text;
+      if (run_length < lane) {  // an unpack: runs from one half of each lane of the two, interleaved
+        const int half = from[0] % lane / (lane / 2);
+        for (int e = 0; e < v; ++e) {
+          const int f = from[static_cast<size_t>(e)];
+          EXPECT_EQ(f / lane, e / lane) << text << ": element " << e << " leaves its lane";
+          EXPECT_EQ(f % lane / (lane / 2), half) << text << ": element " << e;
+          EXPECT_EQ(f % (lane / 2), e % lane / (2 * run_length) * run_length + e % run_length) << text << ": element " << e;
+        }
+      }
       regs[name] = out;
     }
     ASSERT_EQ(net.columns.size(), static_cast<size_t>(v));
