@@ -791,6 +791,35 @@ TEST(Device, GroupsAlignedToTheVectorReadOnce) {
   EXPECT_NE(steps.find("select((float8)"), std::string::npos) << steps;
 }
 
+// Destination rows a multiple of 4 KiB apart share a cache set: tiled runs several steps along A and writes
+// each row's cache line in one go. 8-bit rows of 16 (four steps), a source tail along the rows' axis (two
+// steps of f32, the tail's rows stored as zero), a per-channel conversion into f16 (four steps of 8); a shape
+// without the stride keeps one step. Forced tiled and as the selector chooses, on random bits, and the form
+// in the source.
+TEST(Device, RowsSharingACacheSetWriteWholeLines) {
+  REQUIRE_DEVICE(e);
+  using T = DataType;
+  auto F = [](const char* name) { return Format::parse(name); };
+  const Case bytes = make_case(F("byxf"), F("bfyx"), {1, 16, 64, 64}, T::u8, T::u8);
+  const Case tail = make_case(F("b_fs_yx_fsv16"), F("bfyx"), {1, 19, 32, 32}, T::f32, T::f32);
+  const Case scaled = converting(make_case(F("byxf"), F("bfyx"), {1, 8, 32, 64}, T::i8, T::f16),
+                                 with_params({}, {{Param::src_scale, ParamValues{ramp(8, 0.5f, 0.25f), 1}}}));
+  const Case apart = make_case(F("byxf"), F("bfyx"), {1, 16, 63, 64}, T::u8, T::u8);
+  run_batch(*e, {bytes, tail, scaled, apart}, true, "tiled");
+  run_batch(*e, {bytes, tail, scaled, apart}, true);
+  if (!cpu_tiles_apply()) return;
+  for (const auto& [c, steps] : std::vector<std::pair<Case, int>>{{bytes, 4}, {tail, 2}, {scaled, 4}, {apart, 1}}) {
+    const std::string code = cpu_source(*e, c, "tiled");
+    const std::string last = "const IDX_T ia" + std::to_string(steps - 1) + " = ia + ";
+    if (steps > 1) {
+      EXPECT_NE(code.find(last), std::string::npos) << c.label << "\n" << code;
+      EXPECT_EQ(code.find("const IDX_T ia" + std::to_string(steps) + " = "), std::string::npos) << c.label << "\n" << code;
+    } else {
+      EXPECT_EQ(code.find("const IDX_T ia0"), std::string::npos) << c.label << "\n" << code;
+    }
+  }
+}
+
 // Per-index parameters keep their axes apart, so a dense tensor's rows stay rows: where a row is longer than
 // tiled's tile and is cut into chunks, a work-item takes one chunk of one row (a tile of rows a row apart ran
 // at a quarter of the speed). Chunks that end inside a group, vectors that span two groups, a

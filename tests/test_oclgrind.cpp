@@ -54,6 +54,10 @@ std::vector<Sweep> sweep_cases() {
       // (rounded_source_row()), the overshoot neither read nor written; the second's source is padded too.
       {make_case(F("bfyx"), F("b_fs_yx_fsv16"), {2, 19, 3, 13}, T::f16, T::f16, {}, {}, {0, 0, 1, 2}, {0, 1, 0, 0}), 0, 1},
       {make_case(F("bfyx"), F("byxf"), {1, 16, 2, 22}, T::f32, T::f32, {0, 0, 0, 1}, {0, 0, 0, 2}, {0, 0, 0, 1}), 1, 0},
+      // Destination rows 4 KiB apart (one cache set): tiled's CPU tiles run two steps along A and store each
+      // row's line in one go, past a source tail along the rows' axis, through per-channel tables.
+      {converting(make_case(F("b_fs_yx_fsv16"), F("bfyx"), {1, 9, 32, 32}, T::f32, T::f32),
+                  with_params({}, {{Param::mul, ParamValues{ramp(9, 0.5f, 0.25f), 1}}})), 0, 1},
       // The 16-, 32- and 64-bit types: f64 into f16 (through f32 rounded to odd), i16 and u16 words, u64 tails.
       {make_case(F("bfyx"), F("b_fs_yx_fsv16"), {2, 19, 3, 5}, T::f64, T::f16, {}, {}, {0, 1, 0, 0}), 0, 1},
       {make_case(F("byxf"), F("bfyx"), {2, 24, 3, 3}, T::i16, T::f64), 1, 0},
