@@ -58,6 +58,8 @@ std::string swizzle(const std::string& var, int64_t width, int64_t first, int64_
 
 std::string component(const std::string& var, int64_t width, int64_t i) { return swizzle(var, width, i, 1); }
 
+namespace {
+
 // Bytes of an OpenCL C scalar type as cl_type() names them.
 int64_t cl_type_bytes(const std::string& type) {
   if (type == "char" || type == "uchar") return 1;
@@ -66,6 +68,8 @@ int64_t cl_type_bytes(const std::string& type) {
   if (type == "long" || type == "ulong" || type == "double") return 8;
   throw Error("internal: transpose_network of type " + type);
 }
+
+}  // namespace
 
 TransposeNet transpose_network(const std::string& type, int width, const std::vector<std::string>& rows,
                                const std::string& prefix) {
