@@ -420,11 +420,11 @@ std::vector<std::string> transpose_loops(const ReorderParams& p, const Permutati
   // lines of a step evict each other before they are whole. There a work-item runs `unroll` steps along A,
   // enough for a cache line per column, and then writes each column's line in one go (registers of several
   // steps: not with sums, kept padding or 4-bit destinations). bzyxf -> bfzyx 1x32x32x64x64 (rows 128 KiB
-  // apart): i8 0.84x, f16 0.76x the one-step time (perf/clreorder_ab); other strides keep one step.
-  const int64_t row_bytes = static_cast<int64_t>(unit_bytes(p.dst.data_type())) * vec;
+  // apart): i8 0.86-0.89x, f16 0.89-0.90x the one-step time (perf/clreorder_ab); other strides keep one step.
+  const int64_t elem_bytes = static_cast<int64_t>(unit_bytes(p.dst.data_type())), row_bytes = elem_bytes * vec;
   int64_t unroll = 1;
   if (tuning_of(p.device) == Tuning::cpu && !ts.present && !keep && !is_nibble(p.dst.data_type()) && row_bytes < 64 &&
-      !b.digits.empty() && b.digits.front().dst_stride * row_bytes / vec % 4096 == 0 && a.length() % (64 / row_bytes * vec) == 0)
+      !b.digits.empty() && b.digits.front().dst_stride * elem_bytes % 4096 == 0 && a.length() % (64 / row_bytes * vec) == 0)
     unroll = 64 / row_bytes;
   body.push_back("  for (IDX_T ia = 0; ia < " + num(a.length()) + "; ia += " + num(vec * unroll) + ") {");
   std::vector<Step> steps;

@@ -44,17 +44,29 @@ struct BufferFacts {
   size_t origin = 0;      // a sub-buffer's offset in its parent
 };
 
-// A handle-valued fact of a queue, read as raw_mem_info() reads a buffer's.
-template <class Handle>
-Handle raw_queue_info(const cl::CommandQueue& queue, cl_command_queue_info name) {
+// A handle-valued fact of an OpenCL object read without the C++ wrappers' retain and release: each of those
+// takes the driver's lock on the object (PoCL's), and these run on every cached call. `query` is
+// clGetMemObjectInfo, clGetCommandQueueInfo, ...; `what` its name for the error.
+template <class Handle, class Query, class Object, class Name>
+Handle raw_info(Query query, Object object, Name name, const char* what) {
   Handle h = nullptr;
-  const cl_int err = clGetCommandQueueInfo(queue(), name, sizeof h, &h, nullptr);
-  if (err != CL_SUCCESS) throw cl::Error(err, "clGetCommandQueueInfo");
+  const cl_int err = query(object, name, sizeof h, &h, nullptr);
+  if (err != CL_SUCCESS) throw cl::Error(err, what);
   return h;
 }
 
+template <class Handle>
+Handle raw_queue_info(const cl::CommandQueue& queue, cl_command_queue_info name) {
+  return raw_info<Handle>(clGetCommandQueueInfo, queue(), name, "clGetCommandQueueInfo");
+}
+
+template <class Handle>
+Handle raw_mem_info(const cl::Buffer& buf, cl_mem_info name) {
+  return raw_info<Handle>(clGetMemObjectInfo, buf(), name, "clGetMemObjectInfo");
+}
+
 // The queue's context as a wrapper that neither retains nor releases it (the queue holds it for the call):
-// see raw_mem_info(). Copies made of it retain as usual.
+// see raw_info(). Copies made of it retain as usual.
 class BorrowedContext {
  public:
   explicit BorrowedContext(const cl::CommandQueue& queue)
@@ -67,16 +79,6 @@ class BorrowedContext {
  private:
   cl::Context context_;
 };
-
-// A handle-valued fact of a buffer without the wrapper's retain and release: each of those takes the
-// driver's lock on the object (PoCL's), and these run on every cached call.
-template <class Handle>
-Handle raw_mem_info(const cl::Buffer& buf, cl_mem_info name) {
-  Handle h = nullptr;
-  const cl_int err = clGetMemObjectInfo(buf(), name, sizeof h, &h, nullptr);
-  if (err != CL_SUCCESS) throw cl::Error(err, "clGetMemObjectInfo");
-  return h;
-}
 
 BufferFacts buffer_facts(const cl::Context& ctx, const cl::Buffer& buf, const char* which) {
   if (!buf()) throw Error(std::string(which) + " buffer is null");
