@@ -6,8 +6,9 @@
 // --views times strided views with gaps beside their dense twins instead (views.md, views.csv); --fused the
 // fused arithmetic beside the plain conversion of the same pair (fused.md, fused.csv); --impls every
 // implementation that accepts each case, against each other (impls.md, impls.csv).
-// Each case is measured R times (each a median of N runs against a same-run copy); the repeat with the
-// median ratio is reported, which keeps a noisy shared machine from deciding the figures.
+// Each case is measured R times (each the median of N rounds' ratios, a round's reorder against the copies
+// timed beside it); the repeat with the median ratio is reported, which keeps a noisy shared machine from
+// deciding the figures.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -399,8 +400,9 @@ int main(int argc, char** argv) {
     std::error_code ec;
     std::filesystem::create_directories(out, ec);
     std::string md_text = std::string("Device: ") + engine.info().platform + " / " + engine.info().name +
-                          "; each case: the median-ratio repeat of " + std::to_string(repeat) + ", each a median of " +
-                          std::to_string(runs) + " runs.\n\n" + md;
+                          "; each case: the median-ratio repeat of " + std::to_string(repeat) + ", each the median of " +
+                          std::to_string(runs) + " rounds' ratios (a round: the reorder, then both copies); " +
+                          "times and GB/s: medians of the rounds.\n\n" + md;
     write_file(out + "/suite.md", md_text);
     write_file(out + "/suite.csv", csv);
     write_file(out + "/suite.svg", svg_chart(bars, "clreorder on " + engine.info().name + ": ratio to the best copy (same run)"));

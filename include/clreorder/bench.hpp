@@ -24,8 +24,11 @@ struct BenchResult {
   double copy_gbps = 0;        ///< 2 x dst.bytes() / copy_ms
   double copy_kernel_gbps = 0; ///< 2 x dst.bytes() / copy_kernel_ms
   double best_copy_gbps = 0;   ///< the faster of the two copies
-  double ratio = 0;            ///< gbps_physical / best_copy_gbps: to the best copy this device has
-  double ratio_copy_buffer = 0;  ///< gbps_physical / copy_gbps: to clEnqueueCopyBuffer alone
+  /// To the best copy this device has: the median over rounds of that round's gbps_physical over its faster
+  /// copy's GB/s (each round's reorder against the copies timed beside it, so the machine's speed changing
+  /// between rounds cancels; close to gbps_physical / best_copy_gbps where it does not change)
+  double ratio = 0;
+  double ratio_copy_buffer = 0;  ///< the same to clEnqueueCopyBuffer alone
   double enqueue_us = 0;       ///< host time of one cached reorder() call without waiting (lookup, args, enqueue)
   double bare_enqueue_us = 0;  ///< host time of one bare clEnqueueNDRangeKernel of the same kernel
   /// One JSON object with every field and both layouts.
