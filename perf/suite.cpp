@@ -425,7 +425,7 @@ void write_paired(const Engine& engine, const std::string& out, const std::strin
   std::filesystem::create_directories(out, ec);
   write_file(out + "/" + name + ".md", std::string("Device: ") + engine.info().platform + " / " + engine.info().name +
                                            "; each case: the median-ratio repeat of " + std::to_string(repeat) +
-                                           ", each a median of " + std::to_string(runs) + " runs, " + pair +
+                                           ", each the median of " + std::to_string(runs) + " rounds' ratios, " + pair +
                                            " interleaved.\n\n" + md + summary);
   write_file(out + "/" + name + ".csv", csv);
   std::printf("wrote %s/%s.md and %s/%s.csv\n", out.c_str(), name.c_str(), out.c_str(), name.c_str());
