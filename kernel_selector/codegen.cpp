@@ -163,6 +163,13 @@ std::string shared_bytes(const Layout& dst, bool pairs) {
          "base offset), so two work-items would write one byte";
 }
 
+int log2_exact(int64_t v) {
+  if (v <= 0 || (v & (v - 1)) != 0) return -1;
+  int k = 0;
+  while ((int64_t(1) << k) < v) ++k;
+  return k;
+}
+
 int64_t pack_of(DataType t) { return is_nibble(t) || size_of(t) >= 4 ? 1 : 4 / static_cast<int64_t>(size_of(t)); }
 
 std::string vstore_stmt(DataType t, int width, const std::string& value, const std::string& ptr, StoreAlign align) {
@@ -416,10 +423,8 @@ std::string clamped_coord(const TableIndex& t, int64_t dim) {
 // power of two, as the signed division's rounding toward zero needs a sign fix-up a compiler cannot drop (3 of
 // the 30 instructions per 16 lanes of a dequantization with groups of 128).
 std::string group_index(const std::string& c, int64_t g) {
-  if ((g & (g - 1)) != 0) return "(" + c + ") / " + num(g);
-  int k = 0;
-  while ((int64_t(1) << k) < g) ++k;
-  return "(" + c + ") >> " + std::to_string(k);
+  const int k = log2_exact(g);
+  return k < 0 ? "(" + c + ") / " + num(g) : "(" + c + ") >> " + std::to_string(k);
 }
 
 // Lane values read at per-lane indices: one read where the lanes agree, else a gather.

@@ -160,6 +160,9 @@ bool divides(const Conversion& conv);
 /// division where the code defines CR_DIVIDES 1 (reorder_jit()) and the device can.
 std::string build_options(const std::string& code, const DeviceInfo& device);
 
+/// k where v == 2^k; -1 where v is not a power of two (a division or modulus by v then stays one).
+int log2_exact(int64_t v);
+
 /// Elements of `t` in 4 bytes (1 for 4- and 8-byte types, and for u4 and i4, which no vector path takes): the
 /// unit a store can be widened to.
 int64_t pack_of(DataType t);

@@ -63,15 +63,9 @@ void put_plan(std::vector<int64_t>& t, const IndexPlan& p) {
   t.push_back(static_cast<int64_t>(p.dims.size()));
   t.insert(t.end(), p.dims.begin(), p.dims.end());
   t.push_back(static_cast<int64_t>(p.digits.size()));
-  auto pow2 = [](int64_t v) { return v > 0 && (v & (v - 1)) == 0; };
-  auto log2 = [](int64_t v) {
-    int64_t n = 0;
-    while ((int64_t{1} << n) < v) ++n;
-    return n;
-  };
   for (const PlanDigit& g : p.digits)
-    t.insert(t.end(), {g.dim, g.divisor, g.extent, g.stride, g.needs_mod ? 1 : 0, pow2(g.divisor) ? log2(g.divisor) : -1,
-                       pow2(g.extent) ? g.extent - 1 : -1});
+    t.insert(t.end(), {g.dim, g.divisor, g.extent, g.stride, g.needs_mod ? 1 : 0, log2_exact(g.divisor),
+                       log2_exact(g.extent) >= 0 ? g.extent - 1 : -1});
   t.push_back(static_cast<int64_t>(p.pdims.size()));
   for (const PlanDim& d : p.pdims) {
     t.push_back(static_cast<int64_t>(d.axes.size()));

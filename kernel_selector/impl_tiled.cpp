@@ -354,6 +354,7 @@ std::vector<std::string> transpose_loops(const ReorderParams& p, const Permutati
     throw Error("internal: tiled's read checks cover some columns of a step only");
   if (!readable.empty()) body.push_back("  const bool rd = " + join_and(readable) + ";");
   const bool keep = p.conversion.padding == Padding::keep;
+  const std::string wide = partial_sum_type(p.dst.data_type(), vec);
   // One step of V x V at A position `ia` (a variable name), registers tagged `tag`: its loads and network
   // (`pre`), and each column's store.
   struct Step {
@@ -410,7 +411,7 @@ std::vector<std::string> transpose_loops(const ReorderParams& p, const Permutati
       }
       if (ts.along == TileSums::Along::b) store = "{ " + store + " " + add_to_sums(ts, value, vec, ia, column) + " }";
       if (ts.present && ts.along != TileSums::Along::b)
-        out.block_sum.push_back("convert_" + partial_sum_type(p.dst.data_type(), vec) + V + "(" + (wr.empty() ? value : "(" + join_and(wr) + ") ? " + value + " : (" + dt + ")0") + ")");
+        out.block_sum.push_back("convert_" + wide + V + "(" + (wr.empty() ? value : "(" + join_and(wr) + ") ? " + value + " : (" + dt + ")0") + ")");
       out.stores.push_back(wr.empty() ? store : "if (" + join_and(wr) + ") { " + store + " }");
     }
     return out;
