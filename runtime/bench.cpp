@@ -60,6 +60,8 @@ std::vector<BenchResult> bench_variants(const Engine& engine, const Layout& src,
   check_compatible(src, dst);
   for (const Layout* l : {&src, &dst}) check_fits_device(engine.info(), *l);
   std::vector<BenchResult> rs(variants.size());
+  // Bytes a reorder moves, and a copy of the destination's (read and written).
+  const double physical = static_cast<double>(src.bytes() + dst.bytes()), copied = 2.0 * static_cast<double>(dst.bytes());
   try {
     const cl::Context& ctx = engine.context();
     const cl::CommandQueue& q = engine.queue();
@@ -157,7 +159,6 @@ std::vector<BenchResult> bench_variants(const Engine& engine, const Layout& src,
       r.copy_kernel_ms = median(copy_k);
       // Each round's ratios: the reorder and the copies beside it ran within milliseconds, where the
       // medians of each may come from different phases of a machine whose speed changes by 2x for seconds.
-      const double physical = static_cast<double>(src.bytes() + dst.bytes()), copied = 2.0 * static_cast<double>(dst.bytes());
       std::vector<double> best, buffer;
       for (size_t i = 0; i < copy.size(); ++i) {
         best.push_back(physical * std::min(copy[i], copy_k[i]) / (copied * wall[k][i]));
@@ -170,12 +171,11 @@ std::vector<BenchResult> bench_variants(const Engine& engine, const Layout& src,
     rethrow_cl("bench " + src.describe() + " -> " + dst.describe());
   }
   const double logical = static_cast<double>(src.logical_elements()) * (bits_of(src.data_type()) + bits_of(dst.data_type())) / 8;
-  const double physical = static_cast<double>(src.bytes() + dst.bytes());
   for (BenchResult& r : rs) {
     r.gbps_logical = logical / (r.median_ms * 1e6);
     r.gbps_physical = physical / (r.median_ms * 1e6);
-    r.copy_gbps = 2.0 * static_cast<double>(dst.bytes()) / (r.copy_ms * 1e6);
-    r.copy_kernel_gbps = 2.0 * static_cast<double>(dst.bytes()) / (r.copy_kernel_ms * 1e6);
+    r.copy_gbps = copied / (r.copy_ms * 1e6);
+    r.copy_kernel_gbps = copied / (r.copy_kernel_ms * 1e6);
     r.best_copy_gbps = std::max(r.copy_gbps, r.copy_kernel_gbps);
   }
   return rs;
