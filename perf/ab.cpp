@@ -3,7 +3,8 @@
 // both kernels timed in the same run, launch after launch. Variant 0 is the kernel as the selector
 // generates it (or as --impl forces); each --variant 'FIND=>REPLACE[;;FIND=>REPLACE..]' makes one more by text substitution in
 // its source, each --vs IMPL adds the kernel another implementation generates for the same reorder, and each
-// --env VAR=VALUE the kernel generated with that environment variable set (e.g. CLREORDER_INDEX_BITS=64).
+// --env VAR=VALUE the kernel generated with that environment variable set (e.g. CLREORDER_INDEX_BITS=64), and
+// each --options TEXT variant 0 built with more build options (e.g. '-D CR_SOFTWARE_F16': common.cl's choices).
 //
 //   clreorder_ab --from bfyx --to b_fs_yx_fsv16 --shape 8,256,56,56 --to-dtype f16 --variant 'if (dst_wide)=>if (0)'
 #include <algorithm>
@@ -32,7 +33,7 @@ std::string replace_all(std::string s, const std::string& find, const std::strin
 
 int main(int argc, char** argv) {
   std::string from, to, shape, dtype = "f32", to_dtype, impl;
-  std::vector<std::string> variants, others, envs;
+  std::vector<std::string> variants, others, envs, options;
   int runs = 100;
   bool warm = false;
   CLI::App app("clreorder_ab: interleaved A/B timing of variants of one generated kernel (event kernel time)",
@@ -48,6 +49,7 @@ int main(int argc, char** argv) {
   app.add_option("--variant", variants, "'FIND=>REPLACE[;;FIND=>REPLACE..]': variant 0's source, substituted");
   app.add_option("--vs", others, "the kernel another implementation generates");
   app.add_option("--env", envs, "VAR=VALUE: the kernel generated with this environment variable set");
+  app.add_option("--options", options, "variant 0 built with these build options too (e.g. '-D CR_SOFTWARE_F16')");
   CLI11_PARSE(app, argc, argv);
   try {
     const Dims dims = parse_dims(shape);
@@ -94,6 +96,12 @@ int main(int argc, char** argv) {
       if (v.source.code == kd.source.code) throw Error("--env '" + env + "' changes nothing in the kernel source");
       kernels_data.push_back(v);
       labels.push_back("with " + env);
+    }
+    for (const std::string& opt : options) {
+      KernelData v = kd;
+      v.source.options += " " + opt;
+      kernels_data.push_back(v);
+      labels.push_back("built with " + opt);
     }
     check_fits_device(engine.info(), src);
     check_fits_device(engine.info(), dst);

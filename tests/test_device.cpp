@@ -238,6 +238,73 @@ TEST(Device, ConversionModesOnEveryPath) {
   }
 }
 
+// f16's conversions both ways as the kernels run them on x86 (F16C's vcvtps2ph and vcvtph2ps, common.cl) and
+// as every other device runs them (the bit operations, built here with -D CR_SOFTWARE_F16), each byte-exact
+// against the host: every f16 and f8e5m2 pattern widened, and narrowed every f32 of each top 16 bits with
+// low halves at and beside f16's rounding ties (13 dropped bits for normals, more for subnormals) and each
+// exponent from f16's underflow to its overflow (and f32's extremes), to nearest
+// even, toward zero and through the fused arithmetic (its canonical NaN); an i32 source (no NaN test) and a u8
+// one (the normal path alone). The selector's kernel (vectors of 4 to 16) and generic's (scalars) each.
+TEST(Device, HalfConversionsInInstructionsAndInBitOperations) {
+  REQUIRE_DEVICE(e);
+  using T = DataType;
+  const Format plain = Format::parse("bfyx"), blocked = Format::parse("b_fs_yx_fsv16");
+  std::vector<uint8_t> halves(65536 * 2), bytes(256), singles;
+  for (uint32_t h = 0; h < 65536; ++h) std::memcpy(&halves[h * 2], &h, 2);
+  for (int b = 0; b < 256; ++b) bytes[static_cast<size_t>(b)] = static_cast<uint8_t>(b);
+  // Exponents from below f16's smallest subnormal's half to past its overflow, f32's subnormals and
+  // smallest normals, its largest, infinities and NaNs.
+  std::vector<uint32_t> exponents = {0, 1, 2, 200, 253, 254, 255};
+  for (uint32_t x = 98; x <= 146; ++x) exponents.push_back(x);
+  for (uint32_t sign : {0u, 1u})
+    for (uint32_t x : exponents)
+      for (uint32_t top = 0; top < 128; ++top)  // the top 7 mantissa bits
+        for (uint32_t low : {0x0000u, 0x0fffu, 0x1000u, 0x1001u, 0x2000u, 0x3000u, 0x6000u, 0x8000u, 0xffffu}) {
+          const uint32_t bits = sign << 31 | x << 23 | top << 16 | low;
+          singles.insert(singles.end(), reinterpret_cast<const uint8_t*>(&bits), reinterpret_cast<const uint8_t*>(&bits) + 4);
+        }
+  const std::vector<uint8_t> ints = random_bytes(4096 * 4, 41);
+  const Dims s16 = {1, 16, 64, 64}, s32 = {1, 16, 9 * 56, 16};  // 2 x 56 exponents x 128 x 9
+  const Conversion fused = with_params({}, {{Param::mul, {{1.0f}, -1}}});
+  struct Run {
+    Case c;
+    const std::vector<uint8_t>* src;
+  };
+  const std::vector<Run> runs = {
+      {make_case(plain, plain, s16, T::f16, T::f32), &halves},
+      {make_case(blocked, plain, s16, T::f16, T::f32), &halves},
+      {make_case(plain, blocked, {1, 1, 1, 256}, T::f8e5m2, T::f32), &bytes},
+      {make_case(plain, plain, s32, T::f32, T::f16), &singles},
+      {make_case(plain, blocked, s32, T::f32, T::f16), &singles},
+      {converting(make_case(plain, blocked, s32, T::f32, T::f16), modes(Rounding::toward_zero, Overflow::saturate)), &singles},
+      {converting(make_case(plain, plain, s32, T::f32, T::f16), fused), &singles},
+      {converting(make_case(plain, blocked, s32, T::f32, T::f16), with_params(modes(Rounding::toward_zero, Overflow::saturate), {{Param::mul, {{1.0f}, -1}}})), &singles},
+      {make_case(plain, blocked, {1, 16, 16, 16}, T::i32, T::f16), &ints},
+      {make_case(plain, blocked, {1, 1, 1, 256}, T::u8, T::f16), &bytes}};
+  for (const char* options : {"", " -D CR_SOFTWARE_F16"}) {
+    std::vector<std::pair<const Run*, KernelData>> kernels;
+    std::vector<KernelSource> sources;
+    for (const Run& r : runs)
+      for (const std::string force : {"", "generic"}) {
+        kernels.emplace_back(&r, plan_reorder(e->info(), r.c.src, r.c.dst, force, r.c.conversion));
+        kernels.back().second.source.options += options;
+        sources.push_back(kernels.back().second.source);
+      }
+    ProgramCache::instance().build(e->context(), e->device(), sources);  // one program
+    for (const auto& [run, kd] : kernels) {
+        const Run& r = *run;
+        const cl::Buffer plans = plans_buffer(e->context(), kd);
+        const std::array<cl::Buffer, kParams> values = upload_param_values(e->context(), r.c.conversion);
+        const std::string err = check_launch(*e, r.c, *r.src, 0, 0, [&](const cl::Buffer& s, const cl::Buffer& d) {
+          LockedKernel k = ProgramCache::instance().kernel(e->context(), e->device(), kd.source);
+          set_reorder_args(k.kernel, s, 0, d, 0, plans, values);
+          e->queue().enqueueNDRangeKernel(k.kernel, cl::NullRange, kd.global_range(), kd.local_range());
+        });
+        if (!err.empty()) ADD_FAILURE() << err << " [" << kd.impl << options << "]";
+    }
+  }
+}
+
 // The shorter conversions to narrow floats where the host proved the values allow them (codegen.cpp's
 // normal_range(): _normal, only the normal path; _finite, no NaN test) and the full ones where it could not:
 // every value of each integer source up to 16 bits in each of 4 channels, through the selector's kernel and
