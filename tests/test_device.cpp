@@ -238,34 +238,37 @@ TEST(Device, ConversionModesOnEveryPath) {
   }
 }
 
-// f16's conversions both ways as the kernels run them on x86 (F16C's vcvtps2ph and vcvtph2ps, common.cl) and
-// as every other device runs them (the bit operations, built here with -D CR_SOFTWARE_F16), each byte-exact
-// against the host: every f16 and f8e5m2 pattern widened, and narrowed every f32 of each top 16 bits with
-// low halves at and beside f16's rounding ties (13 dropped bits for normals, more for subnormals) and each
-// exponent from f16's underflow to its overflow (and f32's extremes), to nearest
-// even, toward zero and through the fused arithmetic (its canonical NaN); an i32 source (no NaN test) and a u8
-// one (the normal path alone). The selector's kernel (vectors of 4 to 16) and generic's (scalars) each.
-TEST(Device, HalfConversionsInInstructionsAndInBitOperations) {
+// The conversions common.cl computes in x86 instructions where the compiler targets them (PoCL on the host
+// CPU: F16C's vcvtps2ph and vcvtph2ps for f16 both ways, vroundps for f32's rounding to an integer) and in
+// the bit operations every other device runs (built here with -D CR_SOFTWARE_F16 -D CR_SOFTWARE_ROUNDING),
+// each byte-exact against the host: every f16 and f8e5m2 pattern widened; f32s of each sign, exponent
+// (below f16's smallest subnormal to past 2^33, around 2^63, f32's extremes) and top 7 mantissa bits with
+// low halves at and beside the rounding ties (f16 drops 13 bits from normals, more from subnormals) narrowed
+// to f16 to nearest even, toward zero and through the fused arithmetic (its canonical NaN), and converted to
+// i32, u32, i64 and, wrapping, to i8 and u16 in both roundings; an i32 source to f16 (no NaN test) and a u8
+// one (the normal path alone). The selector's kernel (vectors of 4 to 16) and, in instructions, generic's
+// (scalars).
+TEST(Device, ConversionsInInstructionsAndInBitOperations) {
   REQUIRE_DEVICE(e);
   using T = DataType;
   const Format plain = Format::parse("bfyx"), blocked = Format::parse("b_fs_yx_fsv16");
   std::vector<uint8_t> halves(65536 * 2), bytes(256), singles;
   for (uint32_t h = 0; h < 65536; ++h) std::memcpy(&halves[h * 2], &h, 2);
   for (int b = 0; b < 256; ++b) bytes[static_cast<size_t>(b)] = static_cast<uint8_t>(b);
-  // Exponents from below f16's smallest subnormal's half to past its overflow, f32's subnormals and
-  // smallest normals, its largest, infinities and NaNs.
   std::vector<uint32_t> exponents = {0, 1, 2, 200, 253, 254, 255};
-  for (uint32_t x = 98; x <= 146; ++x) exponents.push_back(x);
+  for (uint32_t x = 98; x <= 160; ++x) exponents.push_back(x);
+  for (uint32_t x = 186; x <= 192; ++x) exponents.push_back(x);
   for (uint32_t sign : {0u, 1u})
     for (uint32_t x : exponents)
-      for (uint32_t top = 0; top < 128; ++top)  // the top 7 mantissa bits
+      for (uint32_t top = 0; top < 128; ++top)
         for (uint32_t low : {0x0000u, 0x0fffu, 0x1000u, 0x1001u, 0x2000u, 0x3000u, 0x6000u, 0x8000u, 0xffffu}) {
           const uint32_t bits = sign << 31 | x << 23 | top << 16 | low;
           singles.insert(singles.end(), reinterpret_cast<const uint8_t*>(&bits), reinterpret_cast<const uint8_t*>(&bits) + 4);
         }
   const std::vector<uint8_t> ints = random_bytes(4096 * 4, 41);
-  const Dims s16 = {1, 16, 64, 64}, s32 = {1, 16, 9 * 56, 16};  // 2 x 56 exponents x 128 x 9
-  const Conversion fused = with_params({}, {{Param::mul, {{1.0f}, -1}}});
+  const int64_t rows = static_cast<int64_t>(singles.size() / 4 / 16 / 16);  // 2 x 77 exponents x 128 x 9 / 256
+  const Dims s16 = {1, 16, 64, 64}, s32 = {1, 16, rows, 16};
+  const Conversion rtz = modes(Rounding::toward_zero, Overflow::saturate), fused = with_params({}, {{Param::mul, {{1.0f}, -1}}});
   struct Run {
     Case c;
     const std::vector<uint8_t>* src;
@@ -276,31 +279,36 @@ TEST(Device, HalfConversionsInInstructionsAndInBitOperations) {
       {make_case(plain, blocked, {1, 1, 1, 256}, T::f8e5m2, T::f32), &bytes},
       {make_case(plain, plain, s32, T::f32, T::f16), &singles},
       {make_case(plain, blocked, s32, T::f32, T::f16), &singles},
-      {converting(make_case(plain, blocked, s32, T::f32, T::f16), modes(Rounding::toward_zero, Overflow::saturate)), &singles},
+      {converting(make_case(plain, blocked, s32, T::f32, T::f16), rtz), &singles},
       {converting(make_case(plain, plain, s32, T::f32, T::f16), fused), &singles},
-      {converting(make_case(plain, blocked, s32, T::f32, T::f16), with_params(modes(Rounding::toward_zero, Overflow::saturate), {{Param::mul, {{1.0f}, -1}}})), &singles},
+      {converting(make_case(plain, blocked, s32, T::f32, T::f16), with_params(rtz, {{Param::mul, {{1.0f}, -1}}})), &singles},
       {make_case(plain, blocked, {1, 16, 16, 16}, T::i32, T::f16), &ints},
-      {make_case(plain, blocked, {1, 1, 1, 256}, T::u8, T::f16), &bytes}};
-  for (const char* options : {"", " -D CR_SOFTWARE_F16"}) {
+      {make_case(plain, blocked, {1, 1, 1, 256}, T::u8, T::f16), &bytes},
+      {make_case(plain, blocked, s32, T::f32, T::i32), &singles},
+      {converting(make_case(plain, plain, s32, T::f32, T::u32), rtz), &singles},
+      {make_case(plain, plain, s32, T::f32, T::i64), &singles},
+      {converting(make_case(plain, blocked, s32, T::f32, T::i8), modes(Rounding::nearest_even, Overflow::wrap)), &singles},
+      {converting(make_case(plain, plain, s32, T::f32, T::u16), modes(Rounding::toward_zero, Overflow::wrap)), &singles}};
+  for (const char* options : {"", " -D CR_SOFTWARE_F16 -D CR_SOFTWARE_ROUNDING"}) {
     std::vector<std::pair<const Run*, KernelData>> kernels;
     std::vector<KernelSource> sources;
     for (const Run& r : runs)
       for (const std::string force : {"", "generic"}) {
+        if (*options && !force.empty()) continue;  // the bit operations' scalars: every Oclgrind run has them
         kernels.emplace_back(&r, plan_reorder(e->info(), r.c.src, r.c.dst, force, r.c.conversion));
         kernels.back().second.source.options += options;
         sources.push_back(kernels.back().second.source);
       }
     ProgramCache::instance().build(e->context(), e->device(), sources);  // one program
     for (const auto& [run, kd] : kernels) {
-        const Run& r = *run;
-        const cl::Buffer plans = plans_buffer(e->context(), kd);
-        const std::array<cl::Buffer, kParams> values = upload_param_values(e->context(), r.c.conversion);
-        const std::string err = check_launch(*e, r.c, *r.src, 0, 0, [&](const cl::Buffer& s, const cl::Buffer& d) {
-          LockedKernel k = ProgramCache::instance().kernel(e->context(), e->device(), kd.source);
-          set_reorder_args(k.kernel, s, 0, d, 0, plans, values);
-          e->queue().enqueueNDRangeKernel(k.kernel, cl::NullRange, kd.global_range(), kd.local_range());
-        });
-        if (!err.empty()) ADD_FAILURE() << err << " [" << kd.impl << options << "]";
+      const cl::Buffer plans = plans_buffer(e->context(), kd);
+      const std::array<cl::Buffer, kParams> values = upload_param_values(e->context(), run->c.conversion);
+      const std::string err = check_launch(*e, run->c, *run->src, 0, 0, [&](const cl::Buffer& s, const cl::Buffer& d) {
+        LockedKernel k = ProgramCache::instance().kernel(e->context(), e->device(), kd.source);
+        set_reorder_args(k.kernel, s, 0, d, 0, plans, values);
+        e->queue().enqueueNDRangeKernel(k.kernel, cl::NullRange, kd.global_range(), kd.local_range());
+      });
+      if (!err.empty()) ADD_FAILURE() << err << " [" << kd.impl << options << "]";
     }
   }
 }
