@@ -527,32 +527,38 @@ static inline uchar8 cr_nib_pack16(uchar16 n) { return (n.even & (uchar)15) | (n
 #endif
 
 // The mirror image: V / 2 bytes unpacked to V lanes, the low nibble first (u4 0..15; i4 sign-extended,
-// -8..7), the sources of tiled's vector forms: the nibbles split with vector operations, then interleaved
-// component by component (no sub-vector swizzles, so Oclgrind's -O0 check takes them in every build).
+// -8..7), the sources of tiled's vector forms. Each 32-bit word of 8 nibbles goes to 8 int lanes, shifted
+// left so that lane k's nibble (bits 4k..4k+3) tops the lane, then right by 28, arithmetic for i4: one
+// broadcast and two shifts per 8 lanes (vpsllvd and vpsrad on x86), and a conversion from the lanes'
+// narrowed form back to 32 bits folds away (LLVM sees the 28 sign bits). Splitting the nibbles with byte
+// operations took 1.09x (cold caches) to 1.3x (warm) this form's time in i4 -> f16 (b_fs_yx_fsv16 -> bfyx
+// 8x64x56x56, perf/clreorder_ab): x86 has no byte shifts.
+// (16 lanes: each word's 8 copies listed one by one: a vector literal of two 8-lane vectors crashes
+// Oclgrind's uninitialized-value plugin at -O0, see CR_ELEMENTWISE_SWIZZLES below.)
+#define CR_NIB_SHIFTS (int8)(28, 24, 20, 16, 12, 8, 4, 0)
+#define CR_NIB_SHIFTS16 (int16)(28, 24, 20, 16, 12, 8, 4, 0, 28, 24, 20, 16, 12, 8, 4, 0)
+#define CR_NIB_WORDS16(w) (int16)(w.s0, w.s0, w.s0, w.s0, w.s0, w.s0, w.s0, w.s0, w.s1, w.s1, w.s1, w.s1, w.s1, w.s1, w.s1, w.s1)
 static inline uchar4 cr_nib_unpack_u4(uchar2 b) {
-  const uchar2 lo = b & (uchar)15, hi = b >> (uchar)4;
-  return (uchar4)(lo.s0, hi.s0, lo.s1, hi.s1);
+  return convert_uchar4(as_uint4((int4)((int)as_ushort(b)) << (int4)(28, 24, 20, 16)) >> 28u);
 }
 static inline uchar8 cr_nib_unpack_u8(uchar4 b) {
-  const uchar4 lo = b & (uchar)15, hi = b >> (uchar)4;
-  return (uchar8)(lo.s0, hi.s0, lo.s1, hi.s1, lo.s2, hi.s2, lo.s3, hi.s3);
+  return convert_uchar8(as_uint8((int8)(as_int(b)) << CR_NIB_SHIFTS) >> 28u);
 }
 static inline uchar16 cr_nib_unpack_u16(uchar8 b) {
-  const uchar8 lo = b & (uchar)15, hi = b >> (uchar)4;
-  return (uchar16)(lo.s0, hi.s0, lo.s1, hi.s1, lo.s2, hi.s2, lo.s3, hi.s3, lo.s4, hi.s4, lo.s5, hi.s5, lo.s6, hi.s6, lo.s7, hi.s7);
+  return convert_uchar16(as_uint16(CR_NIB_WORDS16(as_int2(b)) << CR_NIB_SHIFTS16) >> 28u);
 }
 static inline char4 cr_nib_unpack_i4(uchar2 b) {
-  const char2 lo = as_char2(b << (uchar)4) >> (char)4, hi = as_char2(b) >> (char)4;
-  return (char4)(lo.s0, hi.s0, lo.s1, hi.s1);
+  return convert_char4(((int4)((int)as_ushort(b)) << (int4)(28, 24, 20, 16)) >> 28);
 }
 static inline char8 cr_nib_unpack_i8(uchar4 b) {
-  const char4 lo = as_char4(b << (uchar)4) >> (char)4, hi = as_char4(b) >> (char)4;
-  return (char8)(lo.s0, hi.s0, lo.s1, hi.s1, lo.s2, hi.s2, lo.s3, hi.s3);
+  return convert_char8(((int8)(as_int(b)) << CR_NIB_SHIFTS) >> 28);
 }
 static inline char16 cr_nib_unpack_i16(uchar8 b) {
-  const char8 lo = as_char8(b << (uchar)4) >> (char)4, hi = as_char8(b) >> (char)4;
-  return (char16)(lo.s0, hi.s0, lo.s1, hi.s1, lo.s2, hi.s2, lo.s3, hi.s3, lo.s4, hi.s4, lo.s5, hi.s5, lo.s6, hi.s6, lo.s7, hi.s7);
+  return convert_char16((CR_NIB_WORDS16(as_int2(b)) << CR_NIB_SHIFTS16) >> 28);
 }
+#undef CR_NIB_SHIFTS
+#undef CR_NIB_SHIFTS16
+#undef CR_NIB_WORDS16
 
 // The argument list every reorder kernel takes (the selector's contract, see KernelData): source and
 // destination buffers and their element offsets, then the buffers of run-time parameter values. SRC_T,

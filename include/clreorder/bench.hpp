@@ -64,7 +64,7 @@ struct TuneResult {
   std::vector<BenchResult> results;  ///< each accepting implementation (BenchResult::impl), in the selector's order
   std::string ranked;                ///< the accepting implementation of lowest rank: the choice with none kept
   std::string chosen;                ///< what the selector ran before: the kept choice where one was, else `ranked`
-  std::string fastest;               ///< the lowest median time
+  std::string fastest;               ///< the highest ratio to copy (BenchResult::ratio)
   std::string kept;                  ///< tune_reorder(): the pair's choice from now on; compare_impls(): ""
   bool stored = false;               ///< tune_reorder(): also in the persistent kernel cache (false when it is off)
 };
@@ -74,7 +74,7 @@ struct TuneResult {
 TuneResult compare_impls(const Engine& engine, const Layout& src, const Layout& dst, const Conversion& conv = {}, int runs = 9);
 
 /// compare_impls(), then keeps the fastest as the pair's choice on this device (keep_choice(): this process
-/// and the persistent cache) where its median time beats the ranked choice's by `margin` (1.1: 10%, so that a
+/// and the persistent cache) where its ratio to copy beats the ranked choice's by `margin` (1.1: 10%, so that a
 /// noisy run does not move a choice), else the ranked one. What a runtime calls once per pair at install or
 /// first load on a device the fixed ranks fit badly; later reorders of the pair compile and run the kept one.
 TuneResult tune_reorder(const Engine& engine, const Layout& src, const Layout& dst, const Conversion& conv = {},
