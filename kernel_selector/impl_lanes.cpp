@@ -65,11 +65,6 @@ LanesPlan make_plan(const ReorderParams& p) {
   if (std::string why = reject_conversion(p, lp.perm); !why.empty()) return fail(why);
   const int64_t esize = size_of(p.dst.data_type());
   if (esize >= 4) return fail("destination elements of 4 bytes or more are words already");
-  // The loads of neighbouring T vectors overlap, so a conversion runs twice on some elements; staged
-  // converts each once (f32 -> i8 took 0.46-0.54 of lanes' time there).
-  if (static_cast<int64_t>(size_of(p.src.data_type())) != esize)
-    lp.slower = "source and destination elements differ in size, and a conversion runs twice on the elements of "
-                "overlapping loads: staged took 0.46-0.54 of lanes' time";
   const Permutation& perm = lp.perm;
   lp.g = 4 / esize;
   std::vector<PermDigit> pool = perm.digits;
@@ -147,8 +142,12 @@ class LanesReorder : public ReorderImpl {
 
     std::vector<std::string> body;
     std::vector<int64_t> widths;
-    // Per-index parameters need each element's coordinate, which the overlapping loads do not have: the
-    // elements are picked raw and converted in word order, where lane (k, j) is word k0 + k, unit j.
+    // The elements are picked raw and converted in word order, where lane (k, j) is word k0 + k, unit j:
+    // per-index parameters need each element's coordinate, which the overlapping loads do not have, and
+    // converting the loads whole converted each element up to four times (two loads of 16 for 8 picked:
+    // b_fs_yx_fsv16 -> bfyx f16 -> bf16 took 1.6x the time so, and lanes ranked after staged and tiled for
+    // conversions between element sizes; converted once it ran at 0.70-0.89x staged's time on f32, f16 and
+    // i32 to i8 and u8 weights and blocks, perf/clreorder_ab).
     const bool per_index = p.conversion.per_index();
     auto lane_coord = [&](int axis, int64_t r, int64_t word, int64_t unit) {
       std::string v = "v" + num(axis);
@@ -172,13 +171,11 @@ class LanesReorder : public ReorderImpl {
         for (size_t a = 0; a < loads.size(); ++a) {
           const auto [start, w] = loads[a];
           const std::string var = "x" + c + "_" + num(r) + "_" + num(static_cast<int64_t>(a));
-          const std::string type = (per_index ? cl_type(st) : dt) + num(w);
+          const std::string type = cl_type(st) + num(w);
           const std::string raw = vload_expr(st, static_cast<int>(w), "src + so + " + num(base + start),
                                              src_packable && (base + start) % spack == 0);
-          body.push_back("const " + type + " " + var + " = g_ok ? " + (per_index ? raw : "CONVERT_V" + num(w) + "(" + raw + ")") +
-                         " : (" + type + ")0;");
+          body.push_back("const " + type + " " + var + " = g_ok ? " + raw + " : (" + type + ")0;");
           vars.push_back(var);
-          if (std::find(widths.begin(), widths.end(), w) == widths.end()) widths.push_back(w);
         }
         std::string picks;
         for (int64_t k = 0; k < n; ++k)
@@ -187,13 +184,13 @@ class LanesReorder : public ReorderImpl {
             const size_t a = pos < loads[0].first + loads[0].second ? 0 : 1;
             picks += std::string(picks.empty() ? "" : ", ") + component(vars[a], loads[a].second, pos - loads[a].first);
           }
-        std::string picked = "(" + (per_index ? cl_type(st) : dt) + num(n * g) + ")(" + picks + ")";
-        if (per_index) {
-          const std::string converted = convert_expr(p, picked, static_cast<int>(n * g), [&](int axis, int lane) {
-            return lane_coord(axis, r, k0 + lane / g, lane % g);
-          });
-          picked = "(g_ok ? " + converted + " : (" + dt + num(n * g) + ")0)";  // padding tiles stay zero
-        }
+        std::string picked = "(" + cl_type(st) + num(n * g) + ")(" + picks + ")";
+        const std::string converted =
+            per_index ? convert_expr(p, picked, static_cast<int>(n * g),
+                                     [&](int axis, int lane) { return lane_coord(axis, r, k0 + lane / g, lane % g); })
+                      : "CONVERT_V" + num(n * g) + "(" + picked + ")";
+        picked = "(g_ok ? " + converted + " : (" + dt + num(n * g) + ")0)";  // padding tiles stay zero
+        if (!per_index && std::find(widths.begin(), widths.end(), n * g) == widths.end()) widths.push_back(n * g);
         body.push_back("const " + uint_type(n) + " t" + c + "_" + num(r) + " = as_" + uint_type(n) + "(" + picked + ");");
       }
       // Stage 2: per group of 4 rows, word k of each row side by side, then one store per k.

@@ -300,7 +300,9 @@ TEST(Device, ConversionsInInstructionsAndInBitOperations) {
         sources.push_back(kernels.back().second.source);
       }
     ProgramCache::instance().build(e->context(), e->device(), sources);  // one program
-    for (const auto& [run, kd] : kernels) {
+    for (const auto& entry : kernels) {
+      const Run* run = entry.first;
+      const KernelData& kd = entry.second;  // (a lambda takes no structured binding in C++17)
       const cl::Buffer plans = plans_buffer(e->context(), kd);
       const std::array<cl::Buffer, kParams> values = upload_param_values(e->context(), run->c.conversion);
       const std::string err = check_launch(*e, run->c, *run->src, 0, 0, [&](const cl::Buffer& s, const cl::Buffer& d) {
