@@ -281,6 +281,7 @@ clreorder_status clreorder_reorder_attr(clreorder_context context, cl_mem src, s
       opt.compensation = attr->compensation;
     }
     for (cl_uint i = 0; i < num_events; ++i) opt.wait_list.emplace_back(wait_list[i], true);
+    opt.make_event = event != nullptr;  // an event costs a driver time of its own (ReorderOptions::make_event)
     const cl::Buffer s = callers_buffer(src), d = callers_buffer(dst);
     clreorder::ReorderResult r =
         clreorder::reorder(context->engine, s, src_offset, src_layout->layout, d, dst_offset, dst_layout->layout, opt);
@@ -310,6 +311,7 @@ clreorder_status clreorder_reorder_batch_attr(clreorder_context context, size_t 
       opt.compensation = attr->compensation;
     }
     for (cl_uint i = 0; i < num_events; ++i) opt.wait_list.emplace_back(wait_list[i], true);
+    opt.make_event = event != nullptr;  // an event costs a driver time of its own (ReorderOptions::make_event)
     std::vector<clreorder::BatchItem> list;
     for (size_t i = 0; i < count; ++i) {
       const clreorder_batch_item& it = items[i];

@@ -681,17 +681,25 @@ double profiled_ms(const cl::CommandQueue& queue, const cl::Event& event) {
 
 // Enqueues d's kernel after `wait_list`, its arguments set by `set_args`; a first launch counts as the
 // caller's activity too (PoCL compiles the work-group function in it) and is reported to the background thread.
+// The event is made when `event_wanted` or at the first launch (which the background thread waits on); else
+// the returned one is null.
 template <class SetArgs>
-cl::Event launch(const cl::CommandQueue& queue, Dispatch& d, const std::vector<cl::Event>& wait_list, SetArgs set_args) {
+cl::Event launch(const cl::CommandQueue& queue, Dispatch& d, const std::vector<cl::Event>& wait_list, bool event_wanted,
+                 SetArgs set_args) {
   cl::Event event;
   std::optional<BackgroundCompiler::Foreground> first_launch;
   if (!d.launched.load(std::memory_order_relaxed)) first_launch.emplace();
+  const bool make = event_wanted || first_launch.has_value();
   LockedKernel k(d.kernel);
   set_args(k.kernel);
-  queue.enqueueNDRangeKernel(k.kernel, cl::NullRange, d.global, d.local, wait_list.empty() ? nullptr : &wait_list, &event);
-  if (!d.launched.exchange(true)) BackgroundCompiler::instance().note_first_launch(event);
-  return event;
+  queue.enqueueNDRangeKernel(k.kernel, cl::NullRange, d.global, d.local, wait_list.empty() ? nullptr : &wait_list,
+                             make ? &event : nullptr);
+  if (first_launch && !d.launched.exchange(true)) BackgroundCompiler::instance().note_first_launch(event);
+  return event_wanted ? event : cl::Event();
 }
+
+// Whether a call's kernels make events: asked for, or to be waited on.
+bool events_made(const ReorderOptions& opt) { return opt.make_event || opt.wait; }
 
 // A reorder's kernel on its buffers, enqueued (everything checked and the kernel found already).
 cl::Event launch_reorder(const cl::CommandQueue& queue, Dispatch& d, const cl::Buffer& src, size_t src_offset,
@@ -705,7 +713,7 @@ cl::Event launch_reorder(const cl::CommandQueue& queue, Dispatch& d, const cl::B
     queue.enqueueFillBuffer(opt.compensation, cl_int(0), 0, bytes, waits.empty() ? nullptr : &waits, &zeroed);
     waits = {zeroed};
   }
-  return launch(queue, d, waits, [&](cl::Kernel& k) {
+  return launch(queue, d, waits, events_made(opt), [&](cl::Kernel& k) {
     set_reorder_args(k, src, src_offset / unit_bytes(src_layout.data_type()), dst, dst_offset / unit_bytes(dst_layout.data_type()),
                      d.plans, opt.param_buffers, opt.compensation);
   });
@@ -939,14 +947,15 @@ BatchResult enqueue_batch(const cl::CommandQueue& queue, const std::vector<Batch
         bases.push_back(items[k].dst_offset / unit_bytes(items[k].dst_layout.data_type()));
       }
       const cl::Buffer table(ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, bases.size() * sizeof(cl_ulong), bases.data());
-      events.push_back(launch(queue, *d, opt.wait_list, [&](cl::Kernel& k) {
+      events.push_back(launch(queue, *d, opt.wait_list, events_made(opt), [&](cl::Kernel& k) {
         for (size_t j = 0; j < args.size(); ++j) k.setArg(static_cast<cl_uint>(j), args[j]);
         k.setArg(static_cast<cl_uint>(args.size()), table);
       }));
       res.impls.insert(res.impls.end(), d->item_impls.begin(), d->item_impls.end());
       ++res.launches;
     }
-    if (events.size() == 1) res.event = events.front();
+    if (!events_made(opt)) events.clear();  // null events: nothing to wait on or return
+    else if (events.size() == 1) res.event = events.front();
     else queue.enqueueMarkerWithWaitList(events.empty() ? (opt.wait_list.empty() ? nullptr : &opt.wait_list) : &events, &res.event);
     if (opt.wait) {
       res.event.wait();

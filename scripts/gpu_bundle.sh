@@ -26,7 +26,7 @@ pack)
   mkdir -p "$stage/build/tests" "$stage/build/perf" "$stage/lib"
   cp -a "$build"/clreorder "$build"/libclreorder.so* "$stage/build/" || exit 1
   for t in test_device test_c_api test_cli test_property test_oclgrind; do cp "$build/tests/$t" "$stage/build/tests/" || exit 1; done
-  for p in clreorder_suite clreorder_ab; do [ -e "$build/perf/$p" ] && cp "$build/perf/$p" "$stage/build/perf/"; done
+  for p in clreorder_suite clreorder_ab clreorder_host_cost; do [ -e "$build/perf/$p" ] && cp "$build/perf/$p" "$stage/build/perf/"; done
   # Every library the binaries load from the system, but the C and C++ runtimes (the other machine's are
   # as new or newer) and the OpenCL driver itself.
   for f in "$stage"/build/clreorder "$stage"/build/tests/* "$stage"/build/perf/*; do ldd "$f"; done |

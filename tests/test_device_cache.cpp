@@ -568,6 +568,52 @@ TEST(AsyncReorder, TheHostFormOrdersItsReadsOnAnOutOfOrderQueue) {
   EXPECT_EQ(compare_bytes(reorder(engine, from, plain, view, {}, nullptr, &init), expect), "");
 }
 
+// Without an event (ReorderOptions::make_event = false: an event cost NVIDIA's driver more than the launch)
+// the call returns none, on a dispatch's first launch too (the library makes that one for its background
+// thread and keeps it); the in-order queue orders the work, and the results are exact. `wait` still makes
+// one and reads the kernel's time.
+TEST(AsyncReorder, WithoutEventsTheInOrderQueueOrdersTheWork) {
+  REQUIRE_DEVICE(e);
+  const cl::CommandQueue& q = e->queue();
+  const Case there = make_case(Format::parse("bfyx"), Format::parse("b_fs_yx_fsv16"), {2, 21, 3, 5}, DataType::f32, DataType::f16);
+  const Case back = make_case(Format::parse("b_fs_yx_fsv16"), Format::parse("byxf"), {2, 21, 3, 5}, DataType::f16, DataType::f16);
+  const std::vector<uint8_t> src = visible_sources(there.src, DataType::f16, 1).front();
+  std::vector<uint8_t> mid(static_cast<size_t>(there.dst.bytes())), want(static_cast<size_t>(back.dst.bytes()));
+  reference_reorder(there.src, src.data(), there.dst, mid.data());
+  reference_reorder(back.src, mid.data(), back.dst, want.data());
+  cl::Buffer a(e->context(), CL_MEM_READ_WRITE, src.size()), b(e->context(), CL_MEM_READ_WRITE, there.dst.bytes()),
+      c(e->context(), CL_MEM_READ_WRITE, back.dst.bytes());
+  ReorderOptions none;
+  none.make_event = false;
+  none.policy = CompilePolicy::wait;
+  for (int round = 0; round < 2; ++round) {  // a first launch of both kernels, then cached ones
+    q.enqueueFillBuffer(c, cl_uchar(0x5a), 0, want.size());
+    q.enqueueWriteBuffer(a, CL_FALSE, 0, src.size(), src.data());
+    const ReorderResult r1 = reorder(*e, a, 0, there.src, b, 0, there.dst, none);
+    const ReorderResult r2 = reorder(*e, b, 0, back.src, c, 0, back.dst, none);
+    EXPECT_EQ(r1.event(), nullptr) << "round " << round;
+    EXPECT_EQ(r2.event(), nullptr) << "round " << round;
+    std::vector<uint8_t> got(want.size());
+    q.enqueueReadBuffer(c, CL_TRUE, 0, got.size(), got.data());
+    EXPECT_EQ(compare_bytes(got, want), "") << "round " << round;
+  }
+  ReorderOptions waited = none;
+  waited.wait = true;
+  const ReorderResult r3 = reorder(*e, a, 0, there.src, b, 0, there.dst, waited);
+  ASSERT_NE(r3.event(), nullptr);
+  EXPECT_EQ(r3.event.getInfo<CL_EVENT_COMMAND_EXECUTION_STATUS>(), CL_COMPLETE);
+  EXPECT_GE(r3.kernel_ms, 0);  // the engine's queue profiles
+  // Batches, chained by the queue alone: no event, exact.
+  q.enqueueFillBuffer(c, cl_uchar(0x5a), 0, want.size());
+  const BatchResult rb = reorder_batch(*e, {BatchItem{a, 0, there.src, b, 0, there.dst}}, none);
+  EXPECT_EQ(rb.event(), nullptr);
+  const BatchResult rc = reorder_batch(*e, {BatchItem{b, 0, back.src, c, 0, back.dst}}, none);
+  EXPECT_EQ(rc.event(), nullptr);
+  std::vector<uint8_t> got(want.size());
+  q.enqueueReadBuffer(c, CL_TRUE, 0, got.size(), got.data());
+  EXPECT_EQ(compare_bytes(got, want), "") << "batched";
+}
+
 // An Engine's last copy releases what the caches hold for its context, so contexts created and released one
 // after another do not pile up (before, each kept about 1.7 MiB alive): resident memory stays flat.
 TEST(EngineLifetime, AThousandContextsComeAndGoInFlatMemory) {

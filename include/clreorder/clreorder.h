@@ -151,7 +151,8 @@ clreorder_status clreorder_attr_set_compensation(clreorder_attr attr, cl_mem buf
 
 /** Enqueues the reorder of `src` (at byte offset src_offset, laid out as src_layout) into `dst` (at dst_offset,
  *  as dst_layout) on the context's queue after the `num_events` events of `wait_list`, and returns at once;
- *  `event` (may be NULL) receives the kernel's event, which the caller releases. Every destination element
+ *  `event` (may be NULL: then none is made, which saves a driver its cost) receives the kernel's event, which
+ *  the caller releases. Every destination element
  *  the layout owns is written, padding as zero; nothing is enqueued when an argument is refused. */
 clreorder_status clreorder_reorder(clreorder_context context, cl_mem src, size_t src_offset, clreorder_layout src_layout,
                                    cl_mem dst, size_t dst_offset, clreorder_layout dst_layout, cl_uint num_events,
@@ -175,7 +176,7 @@ typedef struct clreorder_batch_item {
 
 /** Enqueues `count` reorders as one kernel launch (one per device limit of items), for example a model's
  *  weight repacks at load time, after the `num_events` events of `wait_list`, and returns at once; `event`
- *  (may be NULL) receives an event that completes when every item is written, which the caller releases;
+ *  (may be NULL: none made) receives an event that completes when every item is written, which the caller releases;
  *  `launches` (may be NULL) the number of kernel launches. Each item is checked as clreorder_reorder()
  *  checks its arguments, and no item's destination may overlap another item's bytes; a refused item is
  *  named by its index and nothing is enqueued. Compile policy as clreorder_reorder(). */

@@ -24,6 +24,11 @@ struct ReorderOptions {
   /// Events the kernel waits for (in any queue of the same context): with the returned event, what orders a
   /// reorder on an out-of-order queue.
   std::vector<cl::Event> wait_list;
+  /// Whether the call makes and returns an event (ReorderResult::event; a batch's too). A caller that orders
+  /// its work by an in-order queue or clFinish can leave it out: an event can cost more than the launch
+  /// (NVIDIA's OpenCL on an H100: a launch 4.6 us, with an event 6.4 us, on a profiling queue 12 us, since
+  /// every event then takes timestamps). `wait` makes one regardless, to wait on.
+  bool make_event = true;
   /// What to do when the specialised kernel is not compiled yet; unset: the engine's policy (Engine::policy(),
   /// `background` unless chosen), or `background` on a bare queue. A forced implementation is always compiled.
   std::optional<CompilePolicy> policy;
@@ -47,7 +52,7 @@ struct ReorderOptions {
 struct ReorderResult {
   std::string impl;        ///< implementation that ran
   std::string entry;       ///< kernel entry name
-  cl::Event event;         ///< the kernel's event: wait on it, or pass it in the next call's wait list
+  cl::Event event;         ///< the kernel's event (null without ReorderOptions::make_event): wait on it, or pass it on
   /// Kernel time from event profiling in milliseconds; -1 when the queue has no profiling or wait was false.
   double kernel_ms = -1;
   /// The host convenience reorder() only, with Conversion::compensation: the sums it read back.
@@ -87,7 +92,7 @@ struct BatchResult {
   /// device's argument space, batch_buffer_limit()), or one per item on the shape-agnostic kernel.
   size_t launches = 0;
   bool batched = false;            ///< whether the items ran as batch kernels (else one launch each)
-  cl::Event event;                 ///< completes when every item is written (a marker over several launches)
+  cl::Event event;                 ///< completes when every item is written (a marker over launches); see make_event
   /// Kernel time summed over the launches from event profiling in milliseconds; -1 unless `wait` and profiling.
   double kernel_ms = -1;
 };
