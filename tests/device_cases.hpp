@@ -250,18 +250,27 @@ inline std::string run_case_all(const Engine& e, const Case& c, bool random_bits
 /// Runs a kernel planned outside the selector's own device (another tuning, another cache size) on this
 /// device, the destination `dst_off` units (unit_bytes(): elements, bytes of u4 and i4) into its argument, on
 /// every source of sources_for(c, true).
-inline std::string run_planned(const Engine& e, const Case& c, const KernelData& kd, size_t dst_off = 0, size_t src_off = 0) {
+/// Launches planned kernel `kd` on source bytes `src` (elements offsets on both sides) and checks the
+/// destination and any compensation sums against the host; "" when exact, else what differs.
+inline std::string check_planned(const Engine& e, const Case& c, const KernelData& kd, const std::vector<uint8_t>& src,
+                                 size_t dst_off = 0, size_t src_off = 0) {
   const size_t de = unit_bytes(c.dst.data_type()), se = unit_bytes(c.src.data_type());
   const cl::Buffer plans = plans_buffer(e.context(), kd);
   const std::array<cl::Buffer, kParams> values = upload_param_values(e.context(), c.conversion);
+  const cl::Buffer sums = compensation_buffer(e, c, true);
+  std::string err = check_launch(e, c, src, src_off * se, dst_off * de, [&](const cl::Buffer& s, const cl::Buffer& d) {
+    LockedKernel k = ProgramCache::instance().kernel(e.context(), e.device(), kd.source);
+    set_reorder_args(k.kernel, s, src_off, d, dst_off, plans, values, sums);
+    e.queue().enqueueNDRangeKernel(k.kernel, cl::NullRange, kd.global_range(), kd.local_range());
+  });
+  if (err.empty()) err = check_compensation(e, c, src, sums);
+  return err;
+}
+
+/// check_planned() on the case's own sources.
+inline std::string run_planned(const Engine& e, const Case& c, const KernelData& kd, size_t dst_off = 0, size_t src_off = 0) {
   for (const std::vector<uint8_t>& src : sources_for(c, true, 3)) {
-    const cl::Buffer sums = compensation_buffer(e, c, true);
-    std::string err = check_launch(e, c, src, src_off * se, dst_off * de, [&](const cl::Buffer& s, const cl::Buffer& d) {
-      LockedKernel k = ProgramCache::instance().kernel(e.context(), e.device(), kd.source);
-      set_reorder_args(k.kernel, s, src_off, d, dst_off, plans, values, sums);
-      e.queue().enqueueNDRangeKernel(k.kernel, cl::NullRange, kd.global_range(), kd.local_range());
-    });
-    if (err.empty()) err = check_compensation(e, c, src, sums);
+    const std::string err = check_planned(e, c, kd, src, dst_off, src_off);
     if (!err.empty()) return kd.impl + ": " + err;
   }
   return "";

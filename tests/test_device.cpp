@@ -302,14 +302,8 @@ TEST(Device, ConversionsInInstructionsAndInBitOperations) {
     ProgramCache::instance().build(e->context(), e->device(), sources);  // one program
     for (const auto& entry : kernels) {
       const Run* run = entry.first;
-      const KernelData& kd = entry.second;  // (a lambda takes no structured binding in C++17)
-      const cl::Buffer plans = plans_buffer(e->context(), kd);
-      const std::array<cl::Buffer, kParams> values = upload_param_values(e->context(), run->c.conversion);
-      const std::string err = check_launch(*e, run->c, *run->src, 0, 0, [&](const cl::Buffer& s, const cl::Buffer& d) {
-        LockedKernel k = ProgramCache::instance().kernel(e->context(), e->device(), kd.source);
-        set_reorder_args(k.kernel, s, 0, d, 0, plans, values);
-        e->queue().enqueueNDRangeKernel(k.kernel, cl::NullRange, kd.global_range(), kd.local_range());
-      });
+      const KernelData& kd = entry.second;
+      const std::string err = check_planned(*e, run->c, kd, *run->src);
       if (!err.empty()) ADD_FAILURE() << err << " [" << kd.impl << options << "]";
     }
   }
