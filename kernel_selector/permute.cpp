@@ -177,17 +177,17 @@ std::vector<int> indexed_axes(const Conversion& conv) {
   return out;
 }
 
-std::string reject_conversion(const ReorderParams& p, const Permutation& perm, bool tiled) {
-  // Staged's and lanes' vectors and tiles address whole elements, and two work-items could write the halves
-  // of one byte; tiled's scalar loops write whole bytes of nibble pairs.
-  if (!tiled)
+std::string reject_conversion(const ReorderParams& p, const Permutation& perm, bool nibbles, bool sums) {
+  // Staged's, lanes' and local's vectors and tiles address whole elements, and two work-items could write the
+  // halves of one byte; tiled's scalar loops write whole bytes of nibble pairs.
+  if (!nibbles)
     for (DataType t : {p.src.data_type(), p.dst.data_type()})
       if (is_nibble(t)) return std::string(to_string(t)) + " elements share bytes: the tiled, generic and agnostic kernels take them";
   const Conversion& conv = p.conversion;
   // Staged's work-items hold registers whose lanes belong to different sums, and lanes converts some
-  // elements twice; tiled keeps per-position sums of its tile.
-  if (conv.compensation.present() && !tiled)
-    return "compensation sums are written by the tiled, generic and agnostic kernels only";
+  // elements twice; tiled keeps per-position sums of its tile, local sums its tile in local memory.
+  if (conv.compensation.present() && !sums)
+    return "compensation sums are written by the tiled, local, generic and agnostic kernels only";
   int64_t entries = 0;
   for (const ParamValues& v : conv.params)
     if (v.one_per_index()) entries += perm.axes[static_cast<size_t>(v.axis)].span;

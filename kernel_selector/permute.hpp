@@ -68,10 +68,10 @@ Permutation make_permutation(const Layout& src, const Layout& dst, const std::ve
 /// The logical axes the indexed parameters and the compensation sums of `conv` read coordinates of (each once).
 std::vector<int> indexed_axes(const Conversion& conv);
 
-/// Why a specialised kernel over `perm` cannot take `p`: a u4 or i4 layout or compensation sums (unless the
-/// kernel is `tiled`, which writes both), or constant tables, one per index over their axes' padded ranges
-/// (PermAxis::span entries each), groups as they are, of more than kMaxIndexedValues in all; "" when it can.
-std::string reject_conversion(const ReorderParams& p, const Permutation& perm, bool tiled = false);
+/// Why a specialised kernel over `perm` cannot take `p`: a u4 or i4 layout (unless it writes `nibbles`) or
+/// compensation sums (unless it writes `sums`), or constant tables, one per index over their axes' padded
+/// ranges (PermAxis::span entries each), groups as they are, of more than kMaxIndexedValues in all; "" when it can.
+std::string reject_conversion(const ReorderParams& p, const Permutation& perm, bool nibbles = false, bool sums = false);
 
 /// The table shapes (value_tables()) indexed by the padded coordinate v of `perm`'s axes (entries for
 /// padding lanes and for the iteration past a tail hold no value and are never stored), for kernels that

@@ -4,7 +4,8 @@
 // whole tile, and a group outside the destination (g_wr false) skips both passes but still meets the barrier
 // (PoCL's work-group loops corrupt memory when a group returns before it, even all of it together).
 // Generated: KERNEL_NAME, SRC_T, DST_T, IDX_T, LOCAL_SIZE, TILE_SLOTS, GRID_COUNT, GRID_DECODE(w), TILE_LOAD,
-// TILE_STORE, CONVERT(v), CR_VALUE_TABLES (per-index parameters, indexed by padded coordinate).
+// TILE_STORE, TILE_SUMS (compensation sums read from the tile; empty without), CONVERT(v), CR_VALUE_TABLES
+// (per-index parameters, indexed by padded coordinate).
 CR_VALUE_TABLES
 
 // No reqd_work_group_size: PoCL 3.1 then keys the work-group function it compiles for a program's binary
@@ -24,4 +25,5 @@ __kernel void KERNEL_NAME(CR_REORDER_ARGS) {
   TILE_LOAD
   barrier(CLK_LOCAL_MEM_FENCE);
   TILE_STORE
+  TILE_SUMS
 }

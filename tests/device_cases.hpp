@@ -247,11 +247,9 @@ inline std::string run_case_all(const Engine& e, const Case& c, bool random_bits
   return "";
 }
 
-/// Runs a kernel planned outside the selector's own device (another tuning, another cache size) on this
-/// device, the destination `dst_off` units (unit_bytes(): elements, bytes of u4 and i4) into its argument, on
-/// every source of sources_for(c, true).
-/// Launches planned kernel `kd` on source bytes `src` (elements offsets on both sides) and checks the
-/// destination and any compensation sums against the host; "" when exact, else what differs.
+/// Launches planned kernel `kd` on source bytes `src`, the destination `dst_off` and the source `src_off`
+/// units (unit_bytes(): elements, bytes of u4 and i4) into their arguments, and checks the destination and
+/// any compensation sums against the host; "" when exact, else what differs.
 inline std::string check_planned(const Engine& e, const Case& c, const KernelData& kd, const std::vector<uint8_t>& src,
                                  size_t dst_off = 0, size_t src_off = 0) {
   const size_t de = unit_bytes(c.dst.data_type()), se = unit_bytes(c.src.data_type());
@@ -267,7 +265,8 @@ inline std::string check_planned(const Engine& e, const Case& c, const KernelDat
   return err;
 }
 
-/// check_planned() on the case's own sources.
+/// Runs a kernel planned outside the selector's own device (another tuning, another cache size) on this
+/// device, check_planned() on every source of sources_for(c, true).
 inline std::string run_planned(const Engine& e, const Case& c, const KernelData& kd, size_t dst_off = 0, size_t src_off = 0) {
   for (const std::vector<uint8_t>& src : sources_for(c, true, 3)) {
     const std::string err = check_planned(e, c, kd, src, dst_off, src_off);

@@ -950,10 +950,19 @@ TEST(Device, CompensationSums) {
                  with_compensation(modes(Rounding::nearest_even, Overflow::saturate, Padding::keep), 0))};
   for (const char* impl : {"staged", "lanes"}) {
     for (const Case& c : cases) EXPECT_NE(reason_of(*e, c, impl), "") << impl << " " << c.label;
-    EXPECT_EQ(reason_of(*e, cases[0], impl), "compensation sums are written by the tiled, generic and agnostic kernels only");
+    EXPECT_EQ(reason_of(*e, cases[0], impl), "compensation sums are written by the tiled, local, generic and agnostic kernels only");
   }
   for (const char* impl : {"generic", "agnostic"}) run_batch(*e, cases, true, impl);
   run_batch(*e, cases, true);  // the selector's choice
+  // local reads its tile's sums back from local memory: on the weights (sums along a tile digit: osv16, osv8
+  // inside osa4, gsv16 with o in the grid; kept padding), in this device's tuning and the GPU's (256
+  // work-items, several sharing a sum). The data cases leave it no tile (tails and padding on every digit).
+  const std::vector<Case> local_cases = {cases[0], cases[1], cases[2], cases[7]};
+  for (const Case& c : local_cases) EXPECT_EQ(reason_of(*e, c, "local"), "") << c.label;
+  run_batch(*e, local_cases, true, "local");
+  DeviceInfo gpu = e->info();
+  gpu.type = "gpu";
+  for (const Case& c : local_cases) EXPECT_EQ(run_planned(*e, c, plan_reorder(gpu, c.src, c.dst, "local", c.conversion)), "") << c.label;
 
   // tiled keeps a sum per position of the run that moves the sums' index (A, B, or none: the grid's alone)
   // in each of its loop forms; each case below is one of them (on CPU tuning: the mark is checked in its
