@@ -1022,6 +1022,7 @@ std::vector<uint8_t> reorder(const Engine& engine, const std::vector<uint8_t>& s
     const cl::Buffer d = host_copy(engine.context(), CL_MEM_READ_WRITE, out);
     ReorderOptions o = opt;
     o.wait = false;
+    o.make_event = true;  // the reads wait on it, and the kernel's time is read from it
     const std::array<cl::Buffer, kParams> uploaded = upload_param_values(engine.context(), o.conversion);
     for (size_t q = 0; q < o.param_buffers.size(); ++q)
       if (!o.param_buffers[q]()) o.param_buffers[q] = uploaded[q];

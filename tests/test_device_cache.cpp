@@ -603,6 +603,10 @@ TEST(AsyncReorder, WithoutEventsTheInOrderQueueOrdersTheWork) {
   ASSERT_NE(r3.event(), nullptr);
   EXPECT_EQ(r3.event.getInfo<CL_EVENT_COMMAND_EXECUTION_STATUS>(), CL_COMPLETE);
   EXPECT_GE(r3.kernel_ms, 0);  // the engine's queue profiles
+  // The host form orders its reads by the kernel's event, so it makes one whatever the options say.
+  ReorderResult r4;
+  EXPECT_EQ(compare_bytes(reorder(*e, mid, back.src, back.dst, none, &r4), want), "") << "host form";
+  EXPECT_GE(r4.kernel_ms, 0);
   // Batches, chained by the queue alone: no event, exact.
   q.enqueueFillBuffer(c, cl_uchar(0x5a), 0, want.size());
   const BatchResult rb = reorder_batch(*e, {BatchItem{a, 0, there.src, b, 0, there.dst}}, none);
