@@ -145,7 +145,8 @@ std::string pass_loop(int64_t accesses, size_t local) {
 // The compensation sums (Conversion::compensation) of a tile, read back from local memory after the barrier:
 // its digits on the sums' axes give N sums, the others R terms each; P work-items share a sum (as many as
 // keep 16 terms or more each, within the group), each adds its part with one atomic. No atomics in local
-// memory: lanes of a wavefront would meet on one sum and serialise. `slot` maps a tile position to its slot.
+// memory: lanes of a wavefront would meet on one sum and serialise. `q_step`: each digit's step in the
+// destination walk (the slots' order).
 std::vector<std::string> tile_sums(const ReorderParams& p, const LocalPlan& lp, const std::vector<int64_t>& q_step) {
   const Compensation& c = p.conversion.compensation;
   if (!c.present()) return {};

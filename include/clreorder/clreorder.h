@@ -176,8 +176,8 @@ typedef struct clreorder_batch_item {
 
 /** Enqueues `count` reorders as one kernel launch (one per device limit of items), for example a model's
  *  weight repacks at load time, after the `num_events` events of `wait_list`, and returns at once; `event`
- *  (may be NULL: none made) receives an event that completes when every item is written, which the caller releases;
- *  `launches` (may be NULL) the number of kernel launches. Each item is checked as clreorder_reorder()
+ *  (may be NULL: none made) receives an event that completes when every item is written, which the caller
+ *  releases; `launches` (may be NULL) the number of kernel launches. Each item is checked as clreorder_reorder()
  *  checks its arguments, and no item's destination may overlap another item's bytes; a refused item is
  *  named by its index and nothing is enqueued. Compile policy as clreorder_reorder(). */
 clreorder_status clreorder_reorder_batch(clreorder_context context, size_t count, const clreorder_batch_item* items,
