@@ -3,7 +3,7 @@
 // reorder in 21 us where the copy kernel took 11), so each step the call makes is timed alone, in blocks of
 // calls between clFinish()es, and reported as the median microseconds per call:
 //
-//   clreorder_host_cost [--from bfyx --to byxf --shape 1,16,4,4 --dtype f32 --blocks 40 --per-block 100]
+//   clreorder_host_cost [--from bfyx --to byxf --shape 1,16,4,4 --dtype f32 --blocks 40 --per-block 100 --step NAME]
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -46,6 +46,8 @@ int main(int argc, char** argv) {
   app.add_option("--device", device, "device choice (as CLREORDER_DEVICE)");
   app.add_option("--blocks", blocks, "timed blocks (the median is reported)")->check(CLI::PositiveNumber);
   app.add_option("--per-block", per_block, "calls per block")->check(CLI::PositiveNumber);
+  std::string only;
+  app.add_option("--step", only, "time only the steps whose name contains this (e.g. under perf record)");
   CLI11_PARSE(app, argc, argv);
   try {
     const Engine engine = Engine::open(device);
@@ -137,8 +139,10 @@ int main(int argc, char** argv) {
                 src.describe().c_str(), dst.describe().c_str(), shape.c_str(), dtype.c_str(), impl.c_str(), blocks, per_block);
     // Steps interleaved block by block: a phase of a noisy machine touches all of them alike.
     std::vector<std::vector<double>> us(steps.size());
+    auto chosen = [&](size_t k) { return only.empty() || std::string(steps[k].name).find(only) != std::string::npos; };
     for (int b = 0; b < blocks; ++b)
       for (size_t k = 0; k < steps.size(); ++k) {
+        if (!chosen(k)) continue;
         const double t0 = now_us();
         for (int i = 0; i < per_block; ++i) steps[k].call();
         us[k].push_back((now_us() - t0) / per_block);
@@ -147,7 +151,8 @@ int main(int argc, char** argv) {
           plain_q.finish();
         }
       }
-    for (size_t k = 0; k < steps.size(); ++k) std::printf("  %-36s %8.2f\n", steps[k].name, median(us[k]));
+    for (size_t k = 0; k < steps.size(); ++k)
+      if (chosen(k)) std::printf("  %-36s %8.2f\n", steps[k].name, median(us[k]));
     return 0;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "clreorder_host_cost: %s\n", e.what());

@@ -9,7 +9,8 @@
 #   bash scripts/gpu_bundle.sh run ARCHIVE OUT [tests] [bench]     (there, in a checkout of the same commit)
 #
 # `bench` runs the four tables; suite, fused, views and impls each run one of them (impls first: the
-# implementations side by side are what a device's ranks are read from).
+# implementations side by side are what a device's ranks are read from); batch times perf/batches' lists
+# one launch each against one batched launch.
 #
 # The tests find the CLI at the build directory's absolute path compiled into them: `run` links that path to
 # the unpacked build when nothing is there. Environment on `run`: CLREORDER_DEVICE (default nvidia),
@@ -101,7 +102,16 @@ run)
           --out "$out/$kind" 2>&1 | tee "$out/$kind/log.txt" | grep -E '^geometric|^fused over|^view over|^the selector|^fastest:|^the choice' || status=1
       done
       ;;
-    *) echo "unknown phase '$phase' (tests, bench, suite, fused, views, impls)"; status=2 ;;
+    batch)
+      # Issue 15's many small reorders: each list of perf/batches one launch each against one batched launch.
+      mkdir -p "$out/batch"
+      for f in perf/batches/*.txt; do
+        n=$(basename "$f" .txt)
+        timeout -s KILL "${BENCH_LIMIT:-300}" "$bin/clreorder" bench --batch "$f" --runs "${RUNS:-25}" --json > "$out/batch/$n.json" 2> "$out/batch/$n.err" || status=1
+        printf '%-20s %s\n' "$n" "$(grep -E '"(launches|one_by_one_ms|batched_ms|speedup|exact)"' "$out/batch/$n.json" | tr -d ' \n')"
+      done
+      ;;
+    *) echo "unknown phase '$phase' (tests, bench, suite, fused, views, impls, batch)"; status=2 ;;
     esac
   done
   exit $status
