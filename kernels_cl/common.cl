@@ -276,7 +276,40 @@ CR_ROUNDPS_WIDTHS(cr_f32_trunc, 11)
 // as CR_E5_NAN), so every _canonical, _finite and _normal form is the one instruction, the first with one
 // select on the result. Other devices (GPUs, Oclgrind) keep the bit operations; the device tests compare
 // both against the same host reference. Built with -D CR_SOFTWARE_F16 the bit operations run here too.
-#if defined(__clang__) && defined(__F16C__) && !defined(CR_SOFTWARE_F16)
+// Built with -D CR_HALF_BUILTINS: OpenCL's own vstore_half/vload_half (core since 1.0, no cl_khr_fp16 needed),
+// which a GPU without F16C runs as its conversion instruction (NVIDIA's reports no cl_khr_fp16, so the bit
+// operations ran there: an i8 -> f16 dequantization at 0.25 of its plain twin on an H100). Opt-in until timed
+// on a GPU (`clreorder_ab --options '-D CR_HALF_BUILTINS'`). Rounding, overflow and subnormals are IEEE's in
+// both directions; a NaN's result bits are the spec's choice, so they are rebuilt from the input as the bit
+// operations give them (sign, quiet bit, top payload bits; widening keeps every payload bit).
+#if defined(CR_HALF_BUILTINS) && !defined(CR_SOFTWARE_F16)
+#define CR_HB_FORMS(N, SUF, R, MODE)                                                                       \
+  static inline ushort##N cr_hb_##MODE##SUF(float##N f) {                                                  \
+    ushort##N h;                                                                                           \
+    vstore_half##N##_##MODE(f, 0, (__private half*)&h);                                                    \
+    return h;                                                                                              \
+  }                                                                                                        \
+  static inline ushort##N cr_f32_to_f16##R##SUF(float##N f) {                                              \
+    const uint##N x = as_uint##N(f), ax = x & 0x7fffffffu;                                                 \
+    const ushort##N h = cr_hb_##MODE##SUF(f);                                                              \
+    const ushort##N nan = convert_ushort##N(CR_E5_SIGN(13, x) | CR_E5_NAN(13, ax));                        \
+    return select(h, nan, convert_ushort##N((h & (ushort)0x7fffu) > (ushort)0x7c00u));                      \
+  }                                                                                                        \
+  static inline ushort##N cr_f32_to_f16##R##_finite##SUF(float##N f) { return cr_hb_##MODE##SUF(f); }      \
+  static inline ushort##N cr_f32_to_f16##R##_normal##SUF(float##N f) { return cr_hb_##MODE##SUF(f); }      \
+  static inline ushort##N cr_f32_to_f16##R##_canonical##SUF(float##N f) {                                  \
+    const ushort##N h = cr_hb_##MODE##SUF(f);                                                              \
+    return select(h, (ushort##N)0x7e00u, convert_ushort##N((h & (ushort)0x7fffu) > (ushort)0x7c00u));       \
+  }
+#define CR_F32_TO_F16(N, SUF) CR_HB_FORMS(N, SUF, , rte) CR_HB_FORMS(N, SUF, _rtz, rtz)
+#define CR_F16_TO_F32(N, SUF)                                                                              \
+  static inline float##N cr_f16_to_f32##SUF(ushort##N h16) {                                               \
+    const float##N w = vload_half##N(0, (const __private half*)&h16);                                      \
+    const uint##N h = convert_uint##N(h16);                                                                \
+    const uint##N special = ((h & 0x8000u) << 16) | 0x7f800000u | ((h & 0x3ffu) << 13);                    \
+    return as_float##N(select(as_uint##N(w), special, as_uint##N((h & 0x7fffu) > 0x7c00u)));               \
+  }
+#elif defined(__clang__) && defined(__F16C__) && !defined(CR_SOFTWARE_F16)
 #define CR_F16C_WIDTHS(NAME, IMM)                                                                          \
   static inline ushort8 cr_##NAME##_8(float8 f) { return as_ushort8(__builtin_ia32_vcvtps2ph256(f, IMM)); } \
   static inline ushort4 cr_##NAME##_4(float4 f) { return as_ushort8(__builtin_ia32_vcvtps2ph(f, IMM)).lo; } \
@@ -470,6 +503,7 @@ CR_EACH_WIDTH(CR_CONVERSIONS_F64)
 #undef CR_F32_TO_F16
 #undef CR_F16_TO_F32
 #undef CR_F16C_FORMS
+#undef CR_HB_FORMS
 #undef CR_F32_TO_E5_NAN
 #undef CR_F32_TO_E5_BITS
 #undef CR_F32_TO_E5_PROVEN
