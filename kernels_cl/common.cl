@@ -282,6 +282,15 @@ CR_ROUNDPS_WIDTHS(cr_f32_trunc, 11)
 // on a GPU (`clreorder_ab --options '-D CR_HALF_BUILTINS'`). Rounding, overflow and subnormals are IEEE's in
 // both directions; a NaN's result bits are the spec's choice, so they are rebuilt from the input as the bit
 // operations give them (sign, quiet bit, top payload bits; widening keeps every payload bit).
+// The forms a conversion instruction RAW gives alike: _finite and _normal are the instruction, _canonical one
+// select on its result.
+#define CR_F16_HW_FORMS(N, SUF, R, RAW)                                                                    \
+  static inline ushort##N cr_f32_to_f16##R##_finite##SUF(float##N f) { return RAW##SUF(f); }              \
+  static inline ushort##N cr_f32_to_f16##R##_normal##SUF(float##N f) { return RAW##SUF(f); }              \
+  static inline ushort##N cr_f32_to_f16##R##_canonical##SUF(float##N f) {                                  \
+    const ushort##N h = RAW##SUF(f);                                                                       \
+    return select(h, (ushort##N)0x7e00u, convert_ushort##N((h & (ushort)0x7fffu) > (ushort)0x7c00u));       \
+  }
 #if defined(CR_HALF_BUILTINS) && !defined(CR_SOFTWARE_F16)
 #define CR_HB_FORMS(N, SUF, R, MODE)                                                                       \
   static inline ushort##N cr_hb_##MODE##SUF(float##N f) {                                                  \
@@ -295,12 +304,7 @@ CR_ROUNDPS_WIDTHS(cr_f32_trunc, 11)
     const ushort##N nan = convert_ushort##N(CR_E5_SIGN(13, x) | CR_E5_NAN(13, ax));                        \
     return select(h, nan, convert_ushort##N((h & (ushort)0x7fffu) > (ushort)0x7c00u));                      \
   }                                                                                                        \
-  static inline ushort##N cr_f32_to_f16##R##_finite##SUF(float##N f) { return cr_hb_##MODE##SUF(f); }      \
-  static inline ushort##N cr_f32_to_f16##R##_normal##SUF(float##N f) { return cr_hb_##MODE##SUF(f); }      \
-  static inline ushort##N cr_f32_to_f16##R##_canonical##SUF(float##N f) {                                  \
-    const ushort##N h = cr_hb_##MODE##SUF(f);                                                              \
-    return select(h, (ushort##N)0x7e00u, convert_ushort##N((h & (ushort)0x7fffu) > (ushort)0x7c00u));       \
-  }
+  CR_F16_HW_FORMS(N, SUF, R, cr_hb_##MODE)
 #define CR_F32_TO_F16(N, SUF) CR_HB_FORMS(N, SUF, , rte) CR_HB_FORMS(N, SUF, _rtz, rtz)
 #define CR_F16_TO_F32(N, SUF)                                                                              \
   static inline float##N cr_f16_to_f32##SUF(ushort##N h16) {                                               \
@@ -321,12 +325,7 @@ CR_F16C_WIDTHS(f16c_rtz, 3)
 #undef CR_F16C_WIDTHS
 #define CR_F16C_FORMS(N, SUF, R, RSUF)                                                                     \
   static inline ushort##N cr_f32_to_f16##R##SUF(float##N f) { return cr_f16c_##RSUF##SUF(f); }            \
-  static inline ushort##N cr_f32_to_f16##R##_finite##SUF(float##N f) { return cr_f16c_##RSUF##SUF(f); }   \
-  static inline ushort##N cr_f32_to_f16##R##_normal##SUF(float##N f) { return cr_f16c_##RSUF##SUF(f); }   \
-  static inline ushort##N cr_f32_to_f16##R##_canonical##SUF(float##N f) {                                  \
-    const ushort##N h = cr_f16c_##RSUF##SUF(f);                                                            \
-    return select(h, (ushort##N)0x7e00u, convert_ushort##N((h & (ushort)0x7fffu) > (ushort)0x7c00u));       \
-  }
+  CR_F16_HW_FORMS(N, SUF, R, cr_f16c_##RSUF)
 #define CR_F32_TO_F16(N, SUF) CR_F16C_FORMS(N, SUF, , rte) CR_F16C_FORMS(N, SUF, _rtz, rtz)
 // And back, vcvtph2ps: exact, but it quiets a signalling NaN (sets f32's bit 22), where the conversion keeps
 // every payload bit (the host's f16_to_f32), so that bit is cleared again for f16's signalling NaNs, the
@@ -504,6 +503,7 @@ CR_EACH_WIDTH(CR_CONVERSIONS_F64)
 #undef CR_F16_TO_F32
 #undef CR_F16C_FORMS
 #undef CR_HB_FORMS
+#undef CR_F16_HW_FORMS
 #undef CR_F32_TO_E5_NAN
 #undef CR_F32_TO_E5_BITS
 #undef CR_F32_TO_E5_PROVEN
