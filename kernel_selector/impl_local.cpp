@@ -160,18 +160,9 @@ std::vector<std::string> tile_sums(const ReorderParams& p, const LocalPlan& lp, 
   }
   int64_t share = 1;
   while (sums * share * 2 <= static_cast<int64_t>(lp.local) && terms / (share * 2) >= 16) share *= 2;
-  const Permutation& perm = lp.perm;
-  auto coord = [&](int axis) {
-    return "(v" + num(axis) + " + " + tile_sum(tile.size(), [&](size_t k) { return tile[k].axis == axis ? tile[k].weight : 0; }) +
-           " - " + num(perm.axes[static_cast<size_t>(axis)].lower) + ")";
-  };
-  std::vector<std::string> inside = {"g_ok", "v != 0"};
-  for (int axis : {c.axis, c.outer_axis})
-    if (axis >= 0) {
-      inside.push_back(coord(axis) + " >= 0");
-      inside.push_back(coord(axis) + " < " + num(perm.axes[static_cast<size_t>(axis)].dim));
-    }
-  const CompensateMacros m = compensate_macros(p.conversion, coord, [&](int axis) { return num(perm.axes[static_cast<size_t>(axis)].dim); });
+  const CompensateMacros m = guarded_sums(p.conversion, lp.perm, [&](int axis) {
+    return "(v" + num(axis) + " + " + tile_sum(tile.size(), [&](size_t k) { return tile[k].axis == axis ? tile[k].weight : 0; }) + ")";
+  }, {"g_ok"});
   std::vector<std::string> out = {pass_loop(sums * share, lp.local)};
   if (sums > 1) out.push_back("  const IDX_T j_ = k % " + num(sums) + ";");
   for (const std::string& l : decompose(tile, sum_digits, 1, "j_")) out.push_back("  " + l);
@@ -183,7 +174,7 @@ std::vector<std::string> tile_sums(const ReorderParams& p, const LocalPlan& lp, 
   out.push_back("  }");
   out.push_back("  " + m.begin);
   out.push_back("  const uint v = cr_total;");
-  out.push_back("  if (" + join_and(inside) + ") " + m.add);
+  out.push_back("  " + m.add);
   out.push_back("  " + m.end);
   out.push_back("}");
   return out;

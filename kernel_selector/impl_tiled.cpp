@@ -180,26 +180,16 @@ std::vector<std::string> begin_sums(const TileSums& ts, int width) {
 std::vector<std::string> end_sums(const ReorderParams& p, const Permutation& perm, const TileSums& ts, const Run& a,
                                   const Run& b, int width) {
   if (!ts.present) return {};
-  const Compensation& c = p.conversion.compensation;
-  auto coord = [&](int axis) {
+  const CompensateMacros m = guarded_sums(p.conversion, perm, [&](int axis) {
     const std::string q = ts.along == TileSums::Along::none ? "0" : "q";
-    const std::string v = ts.along == TileSums::Along::a ? tile_coord(axis, a, Run{}, q, "0") : tile_coord(axis, Run{}, b, "0", q);
-    return "(" + v + " - " + num(perm.axes[static_cast<size_t>(axis)].lower) + ")";
-  };
-  std::vector<std::string> inside;
-  for (int axis : {c.axis, c.outer_axis})
-    if (axis >= 0) {
-      inside.push_back(coord(axis) + " >= 0");
-      inside.push_back(coord(axis) + " < " + num(perm.axes[static_cast<size_t>(axis)].dim));
-    }
-  const CompensateMacros m = compensate_macros(p.conversion, coord, [&](int axis) { return num(perm.axes[static_cast<size_t>(axis)].dim); });
+    return ts.along == TileSums::Along::a ? tile_coord(axis, a, Run{}, q, "0") : tile_coord(axis, Run{}, b, "0", q);
+  });
   if (ts.along == TileSums::Along::none) {
     const std::string total = width > 1 ? "cr_hsum" + num(width) + "(cr_acc)" : "cr_acc";
-    return {"{", "  " + m.begin, "  const uint v = " + total + ";", "  if (v != 0 && " + join_and(inside) + ") " + m.add,
-            "  " + m.end, "}"};
+    return {"{", "  " + m.begin, "  const uint v = " + total + ";", "  " + m.add, "  " + m.end, "}"};
   }
   return {"{", "  " + m.begin, "  for (IDX_T q = 0; q < " + num(ts.slots) + "; ++q) {", "    const uint v = cr_s[q];",
-          "    if (v != 0 && " + join_and(inside) + ") " + m.add, "  }", "  " + m.end, "}"};
+          "    " + m.add, "  }", "  " + m.end, "}"};
 }
 
 // What the logical coordinate on `axis` of lane 0 of a vector is a multiple of, when the lanes step through

@@ -197,6 +197,22 @@ std::string reject_conversion(const ReorderParams& p, const Permutation& perm, b
          num(static_cast<int64_t>(kMaxIndexedValues));
 }
 
+CompensateMacros guarded_sums(const Conversion& conv, const Permutation& perm, const std::function<std::string(int axis)>& padded,
+                              const std::vector<std::string>& also) {
+  const Compensation& c = conv.compensation;
+  auto coord = [&](int axis) { return "(" + padded(axis) + " - " + num(perm.axes[static_cast<size_t>(axis)].lower) + ")"; };
+  std::vector<std::string> when = {"v != 0"};
+  when.insert(when.end(), also.begin(), also.end());
+  for (int axis : {c.axis, c.outer_axis})
+    if (axis >= 0) {
+      when.push_back(coord(axis) + " >= 0");
+      when.push_back(coord(axis) + " < " + num(perm.axes[static_cast<size_t>(axis)].dim));
+    }
+  CompensateMacros m = compensate_macros(conv, coord, [&](int axis) { return num(perm.axes[static_cast<size_t>(axis)].dim); });
+  m.add = "if (" + join_and(when) + ") " + m.add;
+  return m;
+}
+
 TableShapes padded_shapes(const Permutation& perm) {
   return [axes = perm.axes](int axis) {
     const PermAxis& m = axes[static_cast<size_t>(axis)];

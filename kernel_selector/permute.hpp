@@ -73,6 +73,13 @@ std::vector<int> indexed_axes(const Conversion& conv);
 /// ranges (PermAxis::span entries each), groups as they are, of more than kMaxIndexedValues in all; "" when it can.
 std::string reject_conversion(const ReorderParams& p, const Permutation& perm, bool nibbles = false, bool sums = false);
 
+/// The compensation sums' statements (compensate_macros()) for a uint `v` whose padded coordinate on each of
+/// the sums' axes is `padded(axis)`: `add` adds it only where it is non-zero, each of `also` holds and those
+/// coordinates lie inside the tensor (padding positions hold zeros, and their index could be another's or
+/// past the buffer).
+CompensateMacros guarded_sums(const Conversion& conv, const Permutation& perm, const std::function<std::string(int axis)>& padded,
+                              const std::vector<std::string>& also = {});
+
 /// The table shapes (value_tables()) indexed by the padded coordinate v of `perm`'s axes (entries for
 /// padding lanes and for the iteration past a tail hold no value and are never stored), for kernels that
 /// follow v.
