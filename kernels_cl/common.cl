@@ -356,7 +356,7 @@ static inline float16 cr_f16c_widen_16(ushort16 h) { return (float16)(cr_f16c_wi
 #endif
 
 #define CR_CONVERSIONS(N, SUF)                                                                             \
-  /* f32 -> f16 bits: 13 mantissa bits dropped, subnormal step 2^-24 (or F16C's instruction, above). */   \
+  /* f32 -> f16 bits: 13 mantissa bits dropped, subnormal step 2^-24 (or an instruction, above). */      \
   CR_F32_TO_F16(N, SUF)                                                                                    \
   /* f16 bits -> f32, exact (subnormals normalised, NaN payload kept). */                                  \
   CR_F16_TO_F32(N, SUF)                                                                                    \
