@@ -349,6 +349,15 @@ std::vector<std::string> transpose_loops(const ReorderParams& p, const Permutati
   if (!readable.empty() && readable.size() != static_cast<size_t>(vec))
     throw Error("internal: tiled's read checks cover some columns of a step only");
   if (!readable.empty()) body.push_back("  const bool rd = " + join_and(readable) + ";");
+  // A step with unreadable columns (at padding or a tail: the first and last steps of a row) loads its readable
+  // columns in quarter vectors where a quarter is readable whole, element by element only in a quarter that is
+  // not: bfyx -> b_fs_yx_fsv16 f16 with y and x padded by 1 spent half its steps in 16 scalar loads a row.
+  const int quarter = !readable.empty() && vec >= 8 && !is_nibble(p.src.data_type()) ? vec / 4 : 0;
+  for (int q = 0; quarter && q < 4; ++q) {
+    std::vector<std::string> all;
+    for (int j = q * quarter; j < (q + 1) * quarter; ++j) all.push_back("rd" + num(j));
+    body.push_back("  const bool rq" + num(q) + " = " + join_and(all) + ";");
+  }
   const bool keep = p.conversion.padding == Padding::keep;
   const std::string wide = partial_sum_type(p.dst.data_type(), vec);
   // One step of V x V at A position `ia` (a variable name), registers tagged `tag`: its loads and network
@@ -377,10 +386,19 @@ std::vector<std::string> transpose_loops(const ReorderParams& p, const Permutati
       const std::string half = a.src_bytes(row);
       std::string load = src_vector(p.src.data_type(), vec, off, src_packable, half.empty() ? "" : "((s_off + ib) >> 1) + " + half);
       if (!readable.empty()) {
-        std::string each;
-        for (int j = 0; j < vec; ++j)
-          each += std::string(j ? ", " : "") + "rd" + num(j) + " ? SRC_AT(" + off + " + " + num(j) + ") : (" + st + ")0";
-        load = "(rd ? " + load + " : (" + st + V + ")(" + each + "))";
+        auto each = [&](int from, int to) {
+          std::string out;
+          for (int j = from; j < to; ++j)
+            out += std::string(j > from ? ", " : "") + "rd" + num(j) + " ? SRC_AT(" + off + " + " + num(j) + ") : (" + st + ")0";
+          return out;
+        };
+        std::string parts;
+        for (int q = 0; quarter && q < 4; ++q) {
+          const int j = q * quarter;
+          parts += std::string(q ? ", " : "") + "(rq" + num(q) + " ? " + vload_expr(p.src.data_type(), quarter, "src + " + off + " + " + num(j), false) +
+                   " : (" + st + num(quarter) + ")(" + each(j, j + quarter) + "))";
+        }
+        load = "(rd ? " + load + " : (" + st + V + ")(" + (quarter ? parts : each(0, vec)) + "))";
       }
       rows.push_back("r" + tag + num(i));
       const std::string value = convert_at(p, perm, load, vec, a, b, [&](int lane) { return std::make_pair(row, "ib + " + num(lane)); }, &b);

@@ -32,7 +32,7 @@ std::string replace_all(std::string s, const std::string& find, const std::strin
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::string from, to, shape, dtype = "f32", to_dtype, impl;
+  std::string from, to, shape, dtype = "f32", to_dtype, impl, src_lo, src_hi, dst_lo, dst_hi;
   std::vector<std::string> variants, others, envs, options;
   int runs = 100;
   bool warm = false;
@@ -43,6 +43,10 @@ int main(int argc, char** argv) {
   app.add_option("--shape", shape, "logical dims, canonical order")->required();
   app.add_option("--dtype", dtype, "source data type")->capture_default_str();
   app.add_option("--to-dtype", to_dtype, "destination data type (default: --dtype)");
+  app.add_option("--src-pad-lower", src_lo, "source padding before each axis");
+  app.add_option("--src-pad-upper", src_hi, "source padding after each axis");
+  app.add_option("--dst-pad-lower", dst_lo, "destination padding before each axis");
+  app.add_option("--dst-pad-upper", dst_hi, "destination padding after each axis");
   app.add_option("--impl", impl, "implementation of variant 0 (default: the selector's)");
   app.add_option("--runs", runs, "interleaved runs of each variant")->capture_default_str()->check(CLI::Range(5, 1000000));
   app.add_flag("--warm", warm, "leave the working set in cache between launches");
@@ -53,8 +57,9 @@ int main(int argc, char** argv) {
   CLI11_PARSE(app, argc, argv);
   try {
     const Dims dims = parse_dims(shape);
-    Layout src(format_from_name(from), parse_data_type(dtype), dims);
-    Layout dst(format_from_name(to), parse_data_type(to_dtype.empty() ? dtype : to_dtype), dims);
+    auto pads = [](const std::string& text) { return text.empty() ? Dims{} : parse_dims(text); };
+    Layout src(format_from_name(from), parse_data_type(dtype), dims, pads(src_lo), pads(src_hi));
+    Layout dst(format_from_name(to), parse_data_type(to_dtype.empty() ? dtype : to_dtype), dims, pads(dst_lo), pads(dst_hi));
     Engine engine = Engine::open();
     const KernelData kd = plan_reorder(engine.info(), src, dst, impl);
     std::vector<KernelData> kernels_data = {kd};

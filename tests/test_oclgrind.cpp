@@ -54,6 +54,10 @@ std::vector<Sweep> sweep_cases() {
       // (rounded_source_row()), the overshoot neither read nor written; the second's source is padded too.
       {make_case(F("bfyx"), F("b_fs_yx_fsv16"), {2, 19, 3, 13}, T::f16, T::f16, {}, {}, {0, 0, 1, 2}, {0, 1, 0, 0}), 0, 1},
       {make_case(F("bfyx"), F("byxf"), {1, 16, 2, 22}, T::f32, T::f32, {0, 0, 0, 1}, {0, 0, 0, 2}, {0, 0, 0, 1}), 1, 0},
+      // Rows whose steps hold unreadable columns (lower and upper padding): tiled loads quarters of a step whole
+      // where they are readable whole, else element by element; the CPU tuning's second step has a quarter with
+      // a readable prefix and a quarter with none, the GPU tuning's steps move with the grid.
+      {make_case(F("bfyx"), F("b_fs_yx_fsv16"), {2, 32, 3, 25}, T::f16, T::f16, {}, {}, {0, 0, 1, 2}, {0, 1, 0, 5}), 1, 0},
       // Destination rows 4 KiB apart (one cache set): tiled's CPU tiles run two steps along A and store each
       // row's line in one go, past a source tail along the rows' axis, through per-channel tables.
       {converting(make_case(F("b_fs_yx_fsv16"), F("bfyx"), {1, 9, 32, 32}, T::f32, T::f32),
