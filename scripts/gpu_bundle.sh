@@ -10,7 +10,7 @@
 #
 # `bench` runs the four tables; suite, fused, views and impls each run one of them (impls first: the
 # implementations side by side are what a device's ranks are read from); batch times perf/batches' lists
-# one launch each against one batched launch.
+# one launch each against one batched launch; ab runs perf/gpu_ab.txt's interleaved A/B timings.
 #
 # The tests find the CLI at the build directory's absolute path compiled into them: `run` links that path to
 # the unpacked build when nothing is there. Environment on `run`: CLREORDER_DEVICE (default nvidia),
@@ -111,7 +111,16 @@ run)
         printf '%-20s %s\n' "$n" "$(grep -E '"(launches|one_by_one_ms|batched_ms|speedup|exact)"' "$out/batch/$n.json" | tr -d ' \n')"
       done
       ;;
-    *) echo "unknown phase '$phase' (tests, bench, suite, fused, views, impls, batch)"; status=2 ;;
+    ab)
+      # Code-generation questions a GPU answers (perf/gpu_ab.txt: clreorder_ab's arguments, a line each).
+      mkdir -p "$out/ab"
+      grep -v -e '^#' -e '^[[:space:]]*$' perf/gpu_ab.txt | while read -r line; do
+        echo "== clreorder_ab $line" | tee -a "$out/ab/ab.txt"
+        # shellcheck disable=SC2086  # a line is its words
+        timeout -s KILL "${BENCH_LIMIT:-300}" "$bin/perf/clreorder_ab" $line 2>&1 | tee -a "$out/ab/ab.txt" | grep -E '^variant|error'
+      done
+      ;;
+    *) echo "unknown phase '$phase' (tests, bench, suite, fused, views, impls, batch, ab)"; status=2 ;;
     esac
   done
   exit $status
