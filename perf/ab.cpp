@@ -35,7 +35,7 @@ int main(int argc, char** argv) {
   std::string from, to, shape, dtype = "f32", to_dtype, impl, src_lo, src_hi, dst_lo, dst_hi;
   std::vector<std::string> variants, others, envs, options;
   int runs = 100;
-  bool warm = false;
+  bool warm = false, keep = false;
   CLI::App app("clreorder_ab: interleaved A/B timing of variants of one generated kernel (event kernel time)",
                "clreorder_ab");
   app.add_option("--from", from, "source format")->required();
@@ -49,6 +49,7 @@ int main(int argc, char** argv) {
   app.add_option("--dst-pad-upper", dst_hi, "destination padding after each axis");
   app.add_option("--impl", impl, "implementation of variant 0 (default: the selector's)");
   app.add_option("--runs", runs, "interleaved runs of each variant")->capture_default_str()->check(CLI::Range(5, 1000000));
+  app.add_flag("--keep-padding", keep, "the destination's padding left unwritten (Padding::keep)");
   app.add_flag("--warm", warm, "leave the working set in cache between launches");
   app.add_option("--variant", variants, "'FIND=>REPLACE[;;FIND=>REPLACE..]': variant 0's source, substituted");
   app.add_option("--vs", others, "the kernel another implementation generates");
@@ -61,7 +62,9 @@ int main(int argc, char** argv) {
     Layout src(format_from_name(from), parse_data_type(dtype), dims, pads(src_lo), pads(src_hi));
     Layout dst(format_from_name(to), parse_data_type(to_dtype.empty() ? dtype : to_dtype), dims, pads(dst_lo), pads(dst_hi));
     Engine engine = Engine::open();
-    const KernelData kd = plan_reorder(engine.info(), src, dst, impl);
+    Conversion conversion;
+    conversion.padding = keep ? Padding::keep : Padding::zero;
+    const KernelData kd = plan_reorder(engine.info(), src, dst, impl, conversion);
     std::vector<KernelData> kernels_data = {kd};
     std::vector<std::string> labels = {"(as generated, " + kd.impl + ")"};
     for (size_t k = 0; k < variants.size(); ++k) {
@@ -85,7 +88,7 @@ int main(int argc, char** argv) {
       labels.push_back(variants[k]);
     }
     for (const std::string& other : others) {
-      kernels_data.push_back(plan_reorder(engine.info(), src, dst, other));
+      kernels_data.push_back(plan_reorder(engine.info(), src, dst, other, conversion));
       labels.push_back("implementation " + other);
     }
     for (const std::string& env : envs) {
@@ -95,7 +98,7 @@ int main(int argc, char** argv) {
       const char* old = std::getenv(var.c_str());
       const std::string saved = old ? old : "";
       setenv(var.c_str(), env.substr(eq + 1).c_str(), 1);
-      KernelData v = plan_reorder(engine.info(), src, dst, impl);
+      KernelData v = plan_reorder(engine.info(), src, dst, impl, conversion);
       if (old) setenv(var.c_str(), saved.c_str(), 1);
       else unsetenv(var.c_str());
       if (v.source.code == kd.source.code) throw Error("--env '" + env + "' changes nothing in the kernel source");
