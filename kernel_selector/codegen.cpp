@@ -2,10 +2,12 @@
 #include "codegen.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <climits>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <sstream>
 
 #include "clreorder/error.hpp"
 #include "clreorder/reference.hpp"
@@ -644,6 +646,21 @@ std::string build_options(const std::string& code, const DeviceInfo& device) {
   // the host reference computes; devices that cannot do it keep their own (Conversion::params says so).
   if (device.exact_divide && code.find("\n#define CR_DIVIDES 1\n") != std::string::npos)
     options += " -cl-fp32-correctly-rounded-divide-sqrt";
+  // CLREORDER_BUILD_OPTIONS: macro definitions for every kernel, so kernels_cl/common.cl's other forms
+  // (-DCR_HALF_BUILTINS, -DCR_SOFTWARE_F16, -DCR_SOFTWARE_ROUNDING) can be checked and timed through the whole
+  // library on a device (the suite, `clreorder bench`, the tests). Definitions only: other options would change
+  // what the kernels mean. The options are part of every cache key, so such kernels never meet the default ones.
+  const char* extra = std::getenv("CLREORDER_BUILD_OPTIONS");
+  std::istringstream words(extra ? extra : "");
+  for (std::string w; words >> w;) {
+    const size_t end = std::min(w.find('='), w.size());
+    bool name = end > 2 && w.compare(0, 2, "-D") == 0 && !std::isdigit(static_cast<unsigned char>(w[2]));
+    for (size_t i = 2; name && i < end; ++i) name = std::isalnum(static_cast<unsigned char>(w[i])) || w[i] == '_';
+    if (!name)
+      throw Error(std::string("CLREORDER_BUILD_OPTIONS='") + extra + "': '" + w +
+                  "' is not a macro definition (-DNAME or -DNAME=VALUE, e.g. -DCR_HALF_BUILTINS)");
+    options += " " + w;
+  }
   return options;
 }
 

@@ -157,7 +157,8 @@ void def_compensate(Jit& jit, const CompensateMacros& m, bool replace = false);
 bool divides(const Conversion& conv);
 
 /// The build options of a generated program's `code` on `device`: OpenCL C 1.2, and a correctly rounded
-/// division where the code defines CR_DIVIDES 1 (reorder_jit()) and the device can.
+/// division where the code defines CR_DIVIDES 1 (reorder_jit()) and the device can, and CLREORDER_BUILD_OPTIONS's
+/// macro definitions (anything else there throws, naming it).
 std::string build_options(const std::string& code, const DeviceInfo& device);
 
 /// k where v == 2^k; -1 where v is not a power of two (a division or modulus by v then stays one).

@@ -195,7 +195,7 @@ struct Choices {
 std::string choice_key(const DeviceInfo& device, const std::string& pair) {
   return std::string("clreorder choice ") + version() + "|" + device.platform + "|" + device.name + "|" + device.version +
          "|" + device.driver + "|" + device.type + "|" + env_value("CLREORDER_TUNING") + "|" +
-         env_value("CLREORDER_INDEX_BITS") + "\n" + pair;
+         env_value("CLREORDER_INDEX_BITS") + "|" + env_value("CLREORDER_BUILD_OPTIONS") + "\n" + pair;
 }
 
 std::string kept_choice_of(const DeviceInfo& device, const Layout& src, const Layout& dst, const Conversion& conv) {
@@ -215,7 +215,7 @@ std::string dispatch_key(const cl::Context& ctx, cl_device_id dev, const Layout&
                          const std::string& force, const Conversion& conv) {
   return std::to_string(reinterpret_cast<uintptr_t>(ctx())) + ":" + std::to_string(reinterpret_cast<uintptr_t>(dev)) +
          ":" + (force.empty() ? env_value("CLREORDER_FORCE_IMPL") : force) + ":" + env_value("CLREORDER_INDEX_BITS") + ":" +
-         env_value("CLREORDER_TUNING") + ":" + pair_key(src, dst, conv);
+         env_value("CLREORDER_TUNING") + ":" + env_value("CLREORDER_BUILD_OPTIONS") + ":" + pair_key(src, dst, conv);
 }
 
 // Whether two conversions compile to one kernel: the values of a parameter from a buffer are the caller's

@@ -1097,6 +1097,36 @@ TEST(Device, SixtyFourBitIndexPath) {
   run_batch(*e, cases);
 }
 
+// CLREORDER_BUILD_OPTIONS gives every kernel more macro definitions (common.cl's other conversion forms, so a
+// device can time them through the whole library): a reorder under it is another kernel, compiled with them
+// and byte-exact (f16 through the vstore_half builtins here, as the conversions test's third build), and the
+// one without them is found again afterwards; anything but definitions is an error naming it, before a compile.
+TEST(Device, BuildOptionsFromTheEnvironment) {
+  REQUIRE_DEVICE(e);
+  const Case c = make_case(Format::parse("bfyx"), Format::parse("b_fs_yx_fsv16"), {2, 19, 5, 7}, DataType::f32, DataType::f16);
+  const std::vector<uint8_t> src = visible_sources(c.src, c.dst.data_type(), 1).front();
+  EXPECT_EQ(run_case(*e, c, src), "");
+  EXPECT_EQ(plan_reorder(e->info(), c.src, c.dst).source.options.find("-D"), std::string::npos);
+  {
+    const ScopedEnv half("CLREORDER_BUILD_OPTIONS", " -DCR_HALF_BUILTINS  -DCR_UNUSED_VALUE=3 ");
+    EXPECT_NE(plan_reorder(e->info(), c.src, c.dst).source.options.find(" -DCR_HALF_BUILTINS -DCR_UNUSED_VALUE=3"), std::string::npos);
+    const CacheStats before = ProgramCache::instance().stats();
+    EXPECT_EQ(run_case(*e, c, src), "");
+    const CacheStats after = ProgramCache::instance().stats();
+    EXPECT_EQ(after.dispatch_hits, before.dispatch_hits);  // another problem key
+    // another kernel: compiled, or loaded from the persistent cache a former run of this test filled
+    EXPECT_GT(after.kernels_built + after.programs_loaded, before.kernels_built + before.programs_loaded);
+  }
+  const CacheStats before = ProgramCache::instance().stats();
+  EXPECT_EQ(run_case(*e, c, src), "");
+  EXPECT_EQ(ProgramCache::instance().stats().dispatch_hits, before.dispatch_hits + 1);
+  for (const char* bad : {"-O3", "-cl-fast-relaxed-math", "-D", "-D3X", "-DA-B", "-DCR_HALF_BUILTINS -w"}) {
+    const ScopedEnv env("CLREORDER_BUILD_OPTIONS", bad);
+    const std::string err = error_of([&] { plan_reorder(e->info(), c.src, c.dst); });
+    EXPECT_NE(err.find("CLREORDER_BUILD_OPTIONS='" + std::string(bad) + "'"), std::string::npos) << err;
+  }
+}
+
 // The 64-bit path where it is chosen, not forced: the largest u8 bfyx -> byxf tensor one allocation of this
 // device holds (1 GiB on PoCL here: 2^30 elements, past the 32-bit threshold). Every destination byte is
 // compared with the source byte it must hold, found by plain nested loops (the host reference would take
@@ -1400,6 +1430,7 @@ TEST(Device, BadBuffersAreRefusedAndTheDestinationIsUntouched) {
       {"src", 0, plain, "parent", 0, blocked, "'13'", "CLREORDER_INDEX_BITS=13"},
       {"src", 0, plain, "parent", 0, blocked, "'13'", "CLREORDER_TUNING=13"},
       {"src", 0, plain, "parent", 0, blocked, "'13'", "CLREORDER_FORCE_IMPL=13"},
+      {"src", 0, plain, "parent", 0, blocked, "'-O3'", "CLREORDER_BUILD_OPTIONS=-O3"},
   };
   clreorder_context c_ctx = nullptr;
   ASSERT_EQ(clreorder_context_create(e->context()(), e->device()(), e->queue()(), &c_ctx), CLREORDER_SUCCESS);
