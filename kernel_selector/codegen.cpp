@@ -47,15 +47,19 @@ std::string macro_lines(const std::vector<std::string>& lines) {
   return out;
 }
 
-std::string swizzle(const std::string& var, int64_t width, int64_t first, int64_t count) {
-  if (count == width) return var;
-  if (count == 1) return var + ".s" + "0123456789abcdef"[first];
+std::string swizzle_run(const std::string& var, int64_t first, int64_t count) {
   if (count != 2 && count != 4 && count != 8) throw Error("internal: a swizzle run of " + std::to_string(count));
   // Through CR_SW<n> (kernels_cl/common.cl): `var.s0123` normally, `var.s0, var.s1, ..` for Oclgrind's
   // uninitialized-value checks, whose 21.10 plugin crashes on the shuffles clang -O0 builds from the former.
   std::string out = "CR_SW" + std::to_string(count) + "(" + var;
   for (int64_t i = first; i < first + count; ++i) out += std::string(", ") + "0123456789abcdef"[i];
   return out + ")";
+}
+
+std::string swizzle(const std::string& var, int64_t width, int64_t first, int64_t count) {
+  if (count == width) return var;
+  if (count == 1) return var + ".s" + "0123456789abcdef"[first];
+  return swizzle_run(var, first, count);
 }
 
 std::string component(const std::string& var, int64_t width, int64_t i) { return swizzle(var, width, i, 1); }

@@ -44,6 +44,10 @@ std::string component(const std::string& var, int64_t width, int64_t i);
 /// is the whole vector.
 std::string swizzle(const std::string& var, int64_t width, int64_t first, int64_t count);
 
+/// Components first .. first+count-1 (count 2, 4 or 8) of vector `var` as `CR_SW<count>(var, ..)`, even where
+/// they are the whole vector: a vector placed whole into a wider literal must go lane by lane for Oclgrind too.
+std::string swizzle_run(const std::string& var, int64_t first, int64_t count);
+
 /// A V x V register transpose of vectors `rows` (V = 4, 8 or 16 of `type`): statements declaring its
 /// stages, and for each column j the name of the register that holds it. See transpose_network().
 struct TransposeNet {

@@ -395,11 +395,11 @@ std::vector<std::string> transpose_loops(const ReorderParams& p, const Permutati
         std::string parts;
         for (int q = 0; quarter && q < 4; ++q) {
           const int j = q * quarter;
-          // As a swizzle of all its lanes (CR_SW2/CR_SW4): a vector literal of sub-vectors crashes Oclgrind's
-          // uninitialized-value check at -O0, which CR_ELEMENTWISE_SWIZZLES avoids lane by lane.
-          const std::string lanes = quarter == 2 ? "CR_SW2(" : "CR_SW4(";
-          parts += std::string(q ? ", " : "") + lanes + "(rq" + num(q) + " ? " + vload_expr(p.src.data_type(), quarter, "src + " + off + " + " + num(j), false) +
-                   " : (" + st + num(quarter) + ")(" + each(j, j + quarter) + "))" + (quarter == 2 ? ", 0, 1)" : ", 0, 1, 2, 3)");
+          // As a swizzle of all its lanes: a vector literal of sub-vectors crashes Oclgrind's uninitialized-value
+          // check at -O0, which CR_ELEMENTWISE_SWIZZLES avoids lane by lane.
+          const std::string quarter_load = "(rq" + num(q) + " ? " + vload_expr(p.src.data_type(), quarter, "src + " + off + " + " + num(j), false) +
+                                           " : (" + st + num(quarter) + ")(" + each(j, j + quarter) + "))";
+          parts += std::string(q ? ", " : "") + swizzle_run(quarter_load, 0, quarter);
         }
         load = "(rd ? " + load + " : (" + st + V + ")(" + (quarter ? parts : each(0, vec)) + "))";
       }
