@@ -5,6 +5,8 @@
 // its source, each --vs IMPL adds the kernel another implementation generates for the same reorder, and each
 // --env VAR=VALUE the kernel generated with that environment variable set (e.g. CLREORDER_INDEX_BITS=64), and
 // each --options TEXT variant 0 built with more build options (e.g. '-D CR_SOFTWARE_F16': common.cl's choices).
+// Each --param NAME[:AXIS[:GROUP[:OUTER]]] fuses a parameter into every variant (constants, baked into the kernel):
+// one value, or a value per index (per group of GROUP indices) of canonical axis AXIS, for each index of OUTER.
 //
 //   clreorder_ab --from bfyx --to b_fs_yx_fsv16 --shape 8,256,56,56 --to-dtype f16 --variant 'if (dst_wide)=>if (0)'
 #include <algorithm>
@@ -17,6 +19,7 @@
 
 #include "clreorder/error.hpp"
 #include "clreorder/format.hpp"
+#include "clreorder/reference.hpp"
 #include "clreorder/reorder.hpp"
 #include "clreorder/runtime.hpp"
 
@@ -29,13 +32,44 @@ std::string replace_all(std::string s, const std::string& find, const std::strin
   return s;
 }
 
+// --param NAME[:AXIS[:GROUP[:OUTER]]]: values that vary by index (zero points small integers, the others
+// positive and not powers of two), so no kernel folds them away.
+void add_param(Conversion& c, const std::string& text, const Dims& dims) {
+  std::vector<std::string> parts;
+  for (size_t at = 0;;) {
+    const size_t colon = text.find(':', at);
+    parts.push_back(text.substr(at, colon == std::string::npos ? std::string::npos : colon - at));
+    if (colon == std::string::npos) break;
+    at = colon + 1;
+  }
+  if (parts.size() > 4) throw Error("--param '" + text + "': NAME[:AXIS[:GROUP[:OUTER]]]");
+  const Param q = parse_param(parts[0]);
+  ParamValues v;
+  auto number = [&](size_t k) {
+    try {
+      return std::stoi(parts[k]);
+    } catch (const std::exception&) {
+      throw Error("--param '" + text + "': '" + parts[k] + "' is not a number");
+    }
+  };
+  if (parts.size() > 1) v.axis = number(1);
+  if (parts.size() > 2) v.group = number(2);
+  if (parts.size() > 3) v.outer_axis = number(3);
+  v.values = {0};
+  if (v.axis >= 0) v.values.resize(static_cast<size_t>(v.count(dims)));
+  const bool zero_point = q == Param::src_zero_point || q == Param::dst_zero_point;
+  for (size_t k = 0; k < v.values.size(); ++k)
+    v.values[k] = zero_point ? static_cast<float>(static_cast<int>(k % 7) - 3) : 0.013f + 0.0007f * static_cast<float>(k % 97);
+  c.param(q) = v;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   std::string from, to, shape, dtype = "f32", to_dtype, impl, src_lo, src_hi, dst_lo, dst_hi;
-  std::vector<std::string> variants, others, envs, options;
+  std::vector<std::string> variants, others, envs, options, params;
   int runs = 100;
-  bool warm = false, keep = false;
+  bool warm = false, keep = false, random_bits = false;
   CLI::App app("clreorder_ab: interleaved A/B timing of variants of one generated kernel (event kernel time)",
                "clreorder_ab");
   app.add_option("--from", from, "source format")->required();
@@ -51,10 +85,13 @@ int main(int argc, char** argv) {
   app.add_option("--runs", runs, "interleaved runs of each variant")->capture_default_str()->check(CLI::Range(5, 1000000));
   app.add_flag("--keep-padding", keep, "the destination's padding left unwritten (Padding::keep)");
   app.add_flag("--warm", warm, "leave the working set in cache between launches");
+  app.add_flag("--random-bits", random_bits, "the source filled with arbitrary bits (NaNs, subnormals), not the suite's pattern");
   app.add_option("--variant", variants, "'FIND=>REPLACE[;;FIND=>REPLACE..]': variant 0's source, substituted");
   app.add_option("--vs", others, "the kernel another implementation generates");
   app.add_option("--env", envs, "VAR=VALUE: the kernel generated with this environment variable set");
   app.add_option("--options", options, "variant 0 built with these build options too (e.g. '-D CR_SOFTWARE_F16')");
+  app.add_option("--param", params, "NAME[:AXIS[:GROUP[:OUTER]]]: a fused parameter (src-scale, dst-zero-point ...) in "
+                 "every variant, one value or one per index (group) of canonical axis AXIS");
   CLI11_PARSE(app, argc, argv);
   try {
     const Dims dims = parse_dims(shape);
@@ -64,6 +101,7 @@ int main(int argc, char** argv) {
     Engine engine = Engine::open();
     Conversion conversion;
     conversion.padding = keep ? Padding::keep : Padding::zero;
+    for (const std::string& text : params) add_param(conversion, text, dims);
     const KernelData kd = plan_reorder(engine.info(), src, dst, impl, conversion);
     std::vector<KernelData> kernels_data = {kd};
     std::vector<std::string> labels = {"(as generated, " + kd.impl + ")"};
@@ -113,13 +151,17 @@ int main(int argc, char** argv) {
     }
     check_fits_device(engine.info(), src);
     check_fits_device(engine.info(), dst);
-    // Real data in both buffers: never-written pages would make the loads artificially cheap.
+    // Data in both buffers: never-written pages would make the loads artificially cheap. The source holds
+    // what `clreorder bench` and the suite reorder (make_pattern(): each element's index, as integers in
+    // float types), unless --random-bits: arbitrary bits make a fused float multiplication produce
+    // subnormals, whose microcode assists on x86 took half the time of an f32 -> i8 kernel with group scales.
     std::vector<uint8_t> fill(static_cast<size_t>(std::max(src.bytes(), dst.bytes())));
     for (size_t i = 0; i < fill.size(); ++i) fill[i] = static_cast<uint8_t>(i * 131 + 7);
+    const std::vector<uint8_t> pattern = random_bits ? fill : make_pattern(src);
     cl::Buffer sbuf(engine.context(), CL_MEM_READ_WRITE, static_cast<size_t>(src.bytes()));
     cl::Buffer dbuf(engine.context(), CL_MEM_READ_WRITE, static_cast<size_t>(dst.bytes()));
     cl::CommandQueue queue(engine.context(), engine.device(), CL_QUEUE_PROFILING_ENABLE);
-    queue.enqueueWriteBuffer(sbuf, CL_TRUE, 0, static_cast<size_t>(src.bytes()), fill.data());
+    queue.enqueueWriteBuffer(sbuf, CL_TRUE, 0, static_cast<size_t>(src.bytes()), pattern.data());
     queue.enqueueWriteBuffer(dbuf, CL_TRUE, 0, static_cast<size_t>(dst.bytes()), fill.data());
     std::vector<KernelHandle> kernels;
     std::vector<cl::Buffer> plans;
