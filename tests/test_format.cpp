@@ -617,6 +617,32 @@ TEST(Arithmetic, BadParametersAreNamed) {
   EXPECT_NE(error_of([&] { reference_reorder(wide, nullptr, wide, nullptr, c); }).find("more than the 8192"), std::string::npos);
 }
 
+// check_params() tests thousands of values per call in one branch-free pass: every kind of value is judged as
+// the per-value definition judges it (finite; integral for a zero point; a finite f32 reciprocal for a
+// divisor), wherever it sits among 4096 values (the vector loop's first lanes, its middle, its last element).
+TEST(Arithmetic, EveryValueIsJudgedWhereverItSits) {
+  const Layout dst(format_from_name("bfyx"), DataType::f32, {1, 4096, 1, 1});
+  const std::vector<float> edges = {0.0f, -0.0f, 0.5f, -1.5f, 1.0f, -3.0f, 8388607.0f, 8388607.5f, 8388608.0f, 16777217.0f,
+                                    0x1p-128f, 0x1.000008p-128f, -0x1.000008p-128f, 0x1p-149f, 0x1p-126f, 0x1p+127f,
+                                    std::numeric_limits<float>::max(), INFINITY, -INFINITY, NAN, 4294967296.5f, 0.1f};
+  for (Param q : {Param::sub, Param::src_zero_point, Param::dst_scale}) {
+    const bool integer = q == Param::src_zero_point, divisor = q == Param::dst_scale;
+    for (float e : edges)
+      for (size_t at : {size_t{0}, size_t{5}, size_t{4095}}) {
+        Conversion c;
+        c.param(q) = {std::vector<float>(4096, 1.0f), 1};
+        c.param(q).values[at] = e;
+        const bool usable = std::isfinite(e) && (!integer || std::nearbyint(e) == e) && (!divisor || std::isfinite(1.0f / e));
+        const std::string err = error_of([&] { check_params(c, dst); });
+        if (usable) {
+          EXPECT_EQ(err, "") << to_string(q) << " " << e << " at " << at;
+        } else {
+          EXPECT_NE(err.find("index " + std::to_string(at) + ")"), std::string::npos) << to_string(q) << " " << e << ": " << err;
+        }
+      }
+  }
+}
+
 // Issue 16's groups: int4 LLM weights' scales, one per group of G consecutive input channels for every output
 // channel (row-major: o, then the group), the last group short; worked out by hand on a 2 x 5 matrix.
 TEST(Arithmetic, GroupsAlongOneAxisForEveryIndexOfAnother) {
