@@ -325,27 +325,28 @@ bool all_usable(const std::vector<float>& values, bool integer, bool divisor) {
   return divisor ? all_usable<false, true>(values) : all_usable<false, false>(values);
 }
 
-}  // namespace
-
-void check_params(const Conversion& conv, const Layout& dst) {
+// check_params(), with or without the per-value tests.
+void check_conversion(const Conversion& conv, const Layout& dst, bool values) {
   size_t indexed = 0;
   const std::string& axes = dst.format().axes();
   auto axis_name = [&](int a) { return std::string(1, axes[static_cast<size_t>(a)]); };
-  auto check_axes = [&](const std::string& what, std::initializer_list<int> list, const char* none) {
+  // Messages name the layout (describe() formats it): made only when one is thrown, since every reorder
+  // call with arithmetic passes here.
+  auto check_axes = [&](const auto& what, std::initializer_list<int> list, const char* none) {
     for (int a : list)
       if (a < -1 || a >= dst.rank())
-        throw Error(what + ": axis " + std::to_string(a) + " is not one of its " + std::to_string(dst.rank()) + " axes (" + axes + none + ")");
+        throw Error(what() + ": axis " + std::to_string(a) + " is not one of its " + std::to_string(dst.rank()) + " axes (" + axes + none + ")");
   };
   for (Param p : all_params()) {
     const ParamValues& v = conv.param(p);
     if (!v.present()) continue;
-    const std::string what = std::string(to_string(p)) + " of " + dst.describe();
+    auto what = [&] { return std::string(to_string(p)) + " of " + dst.describe(); };
     check_axes(what, {v.axis, v.outer_axis}, "; -1 for one value per tensor");
     if (v.outer_axis >= 0 && (v.axis < 0 || v.outer_axis == v.axis))
-      throw Error(what + ": rows on axis " + axis_name(v.outer_axis) + " need groups along another axis (axis " +
+      throw Error(what() + ": rows on axis " + axis_name(v.outer_axis) + " need groups along another axis (axis " +
                   std::to_string(v.axis) + ")");
     if (v.group < 1 || (v.axis < 0 && v.group != 1))
-      throw Error(what + ": group of " + std::to_string(v.group) + (v.axis < 0 ? " without an axis" : " (at least 1)"));
+      throw Error(what() + ": group of " + std::to_string(v.group) + (v.axis < 0 ? " without an axis" : " (at least 1)"));
     const int64_t count = v.count(dst.dims());
     if (!(v.from_buffer && v.values.empty()) && static_cast<int64_t>(v.values.size()) != count) {
       std::string shape = v.axis < 0 ? "for the whole tensor (one, or one per index of an axis)"
@@ -353,13 +354,13 @@ void check_params(const Conversion& conv, const Layout& dst) {
       if (v.group > 1) shape += " in groups of " + std::to_string(v.group);
       if (v.outer_axis >= 0)
         shape += " for each of the " + std::to_string(dst.dims()[static_cast<size_t>(v.outer_axis)]) + " indices of " + axis_name(v.outer_axis);
-      throw Error(what + ": " + std::to_string(v.values.size()) + " values " + shape + " (needs " + std::to_string(count) + ")");
+      throw Error(what() + ": " + std::to_string(v.values.size()) + " values " + shape + " (needs " + std::to_string(count) + ")");
     }
     if (v.axis >= 0 && !v.from_buffer) indexed += v.values.size();
     // Checked on every reorder call (thousands of values for int4 groups): a branch-free pass the compiler
     // vectorises, and the message made only where a value fails.
     const bool integer = is_zero_point(p), divisor = operation_of(p) == '/';
-    if (all_usable(v.values, integer, divisor)) continue;
+    if (!values || all_usable(v.values, integer, divisor)) continue;
     for (size_t i = 0; i < v.values.size(); ++i) {
       const float f = v.values[i];
       if (std::isfinite(f) && (!integer || std::nearbyint(f) == f) && (!divisor || std::isfinite(1.0f / f))) continue;
@@ -367,25 +368,31 @@ void check_params(const Conversion& conv, const Layout& dst) {
                         : integer && std::nearbyint(f) != f ? "is not an integer (zero points are)"
                         : f == 0                            ? "divides by zero"
                                                             : "has no finite f32 reciprocal (a division multiplies by it)";
-      throw Error(what + ": value " + hex_float(f) + " (" + std::to_string(f) + ", index " + std::to_string(i) + ") " + why);
+      throw Error(what() + ": value " + hex_float(f) + " (" + std::to_string(f) + ", index " + std::to_string(i) + ") " + why);
     }
   }
   const Compensation& c = conv.compensation;
   if (c.present() || c.outer_axis != -1) {
-    const std::string what = "compensation of " + dst.describe();
+    auto what = [&] { return "compensation of " + dst.describe(); };
     check_axes(what, {c.axis, c.outer_axis}, "");
     if (c.axis < 0 || c.outer_axis == c.axis)
-      throw Error(what + ": axes " + std::to_string(c.outer_axis) + " and " + std::to_string(c.axis) +
+      throw Error(what() + ": axes " + std::to_string(c.outer_axis) + " and " + std::to_string(c.axis) +
                   " (one axis, and optionally another for the rows)");
     const DataType t = dst.data_type();
     if (is_floating(t) || bits_of(t) > 32)
-      throw Error(what + ": the sums are of integer values, and " + to_string(t) +
+      throw Error(what() + ": the sums are of integer values, and " + to_string(t) +
                   " is not an integer type of at most 32 bits (i4, u4, i8, u8, i16, u16, i32, u32)");
   }
   if (indexed > kMaxIndexedValues)
     throw Error("the conversion into " + dst.describe() + " has " + std::to_string(indexed) + " per-index values, more than the " +
                 std::to_string(kMaxIndexedValues) + " a kernel holds in constant memory (pass them in a device buffer)");
 }
+
+}  // namespace
+
+void check_params(const Conversion& conv, const Layout& dst) { check_conversion(conv, dst, true); }
+
+void check_param_shapes(const Conversion& conv, const Layout& dst) { check_conversion(conv, dst, false); }
 
 Dims parse_dims(const std::string& text) {
   Dims out;

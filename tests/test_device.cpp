@@ -1368,6 +1368,55 @@ TEST(Device, BadInputGetsClearErrors) {
   EXPECT_STREQ(cl_error_name(CL_OUT_OF_RESOURCES), "CL_OUT_OF_RESOURCES");
 }
 
+// reorder() checks a conversion's values where a kernel is planned for them: a cached kernel's values passed
+// then, bit for bit. So values that cannot apply are refused even right after good ones of the same shape ran
+// (their kernel cached), under every compile policy, naming the value, the destination untouched; the good
+// ones still run, exact.
+TEST(Device, BadValuesAreRefusedAfterGoodOnesOfTheSameShapeRan) {
+  REQUIRE_DEVICE(e);
+  const Layout src(Format::parse("bfyx"), DataType::f32, {2, 3, 4, 5});
+  const Layout dst(Format::parse("b_fs_yx_fsv16"), DataType::i8, {2, 3, 4, 5});
+  const std::vector<uint8_t> in = make_pattern(src);
+  std::vector<uint8_t> sentinel(static_cast<size_t>(dst.bytes()), 0xa5);
+  cl::Buffer s_buf(e->context(), CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, in.size(), const_cast<uint8_t*>(in.data()));
+  cl::Buffer d_buf(e->context(), CL_MEM_READ_WRITE, sentinel.size());
+  struct Bad {
+    Param param;
+    std::vector<float> values;
+    std::string says;
+  };
+  const Bad bad[] = {{Param::dst_scale, {0.5f, 0.0f, 2.0f}, "index 1) divides by zero"},
+                     {Param::dst_scale, {0.5f, 0.25f, NAN}, "index 2) is not finite"},
+                     {Param::dst_scale, {0x1p-130f, 0.25f, 2.0f}, "has no finite f32 reciprocal"},
+                     {Param::dst_zero_point, {1.0f, 1.5f, -3.0f}, "index 1) is not an integer"}};
+  for (const CompilePolicy policy : {CompilePolicy::wait, CompilePolicy::background, CompilePolicy::agnostic})
+    for (const Bad& b : bad) {
+      ReorderOptions good;
+      good.policy = policy;
+      good.wait = true;
+      good.conversion.param(b.param) = {b.param == Param::dst_zero_point ? std::vector<float>{1, -2, 3} : std::vector<float>{0.5f, 0.25f, 2.0f}, 1};
+      std::vector<uint8_t> want(sentinel.size());
+      reference_reorder(src, in.data(), dst, want.data(), good.conversion);
+      for (int k = 0; k < 2; ++k) {  // the second call finds its kernel cached
+        e->queue().enqueueWriteBuffer(d_buf, CL_TRUE, 0, sentinel.size(), sentinel.data());
+        reorder(*e, s_buf, 0, src, d_buf, 0, dst, good);
+        std::vector<uint8_t> got(sentinel.size());
+        e->queue().enqueueReadBuffer(d_buf, CL_TRUE, 0, got.size(), got.data());
+        EXPECT_EQ(compare_bytes(got, want), "") << "good values, call " << k;
+      }
+      ReorderOptions worse = good;
+      worse.conversion.param(b.param).values = b.values;
+      e->queue().enqueueWriteBuffer(d_buf, CL_TRUE, 0, sentinel.size(), sentinel.data());
+      const std::string err = error_of([&] { reorder(*e, s_buf, 0, src, d_buf, 0, dst, worse); });
+      EXPECT_NE(err.find(b.says), std::string::npos) << "expected '" << b.says << "' in: " << err;
+      EXPECT_NE(err.find("b_fs_yx_fsv16 i8 2x3x4x5"), std::string::npos) << err;
+      e->queue().finish();
+      std::vector<uint8_t> after(sentinel.size());
+      e->queue().enqueueReadBuffer(d_buf, CL_TRUE, 0, after.size(), after.data());
+      EXPECT_EQ(compare_bytes(after, sentinel), "") << "the destination changed after: " << err;
+    }
+}
+
 // Every bad argument of reorder() on buffers is refused before anything is enqueued, naming the value, and the
 // destination keeps every byte it had (a sentinel); the same call with good arguments then works. Each row is
 // data and goes through the C++ API and the C API (clreorder.h) alike: the same words, a status, no event.
