@@ -580,7 +580,13 @@ std::vector<std::string> row_loops(const ReorderParams& p, const Permutation& pe
       const std::string partial = p.conversion.per_index() || w == vec
                                       ? convert_at(p, perm, loaded, w, a, b, along_a, &a)
                                       : convert_expr(p, loaded, w);
-      masked = "select((" + dw + ")0, " + partial + ", (" + mask_type(p.dst.data_type()) + W + ")(" + mask + "))";
+      // On the bits where the lanes are f32 or f64: select() may pass floats through arithmetic (Oclgrind's
+      // does, through double), which quiets a signalling NaN the conversion keeps bit for bit.
+      const std::string mw = "(" + mask_type(p.dst.data_type()) + W + ")(" + mask + ")";
+      const bool floating = dw.compare(0, 5, "float") == 0 || dw.compare(0, 6, "double") == 0;
+      const std::string bits = "u" + mask_type(p.dst.data_type()) + W;
+      masked = floating ? "as_" + dw + "(select((" + bits + ")0, as_" + bits + "(" + partial + "), " + mw + "))"
+                        : "select((" + dw + ")0, " + partial + ", " + mw + ")";
     }
     if (w < vec && tail > 0) body.push_back("    " + dw + " cr_t;");
     const std::string across = tail == 0 ? "(" + dt + ")0" : w == vec ? masked : "(cr_t = " + masked + ", (" + dt + ")(" + spread + "))";

@@ -42,6 +42,9 @@ std::vector<Sweep> sweep_cases() {
       {make_case(F("byxf"), F("bfyx"), {2, 24, 3, 3}, T::i8, T::f16, {0, 0, 0, 0}, {0, 0, 1, 1}), 0, 1},
       {make_case(F("bfyx"), F("bs_fs_yx_bsv16_fsv16"), {17, 18, 2, 3}, T::f16, T::f16, {}, {}, {0, 0, 1, 1}), 0, 0},
       {make_case(F("fs_b_yx_fsv32"), F("bfyx"), {3, 40, 2, 3}, T::f32, T::f32), 0, 0},
+      // Every row a tail (12 of 16 lanes): tiled's masked lanes, whose f32 signalling NaNs (from f16's) a float
+      // select() quieted under Oclgrind (its builtins compute in double); the random pass holds two.
+      {make_case(F("bs_f_bsv16"), F("bs_f_bsv16"), {12, 17}, T::f16, T::f32, {}, {0, 1}), 0, 0},
       {make_case(F("bfzyx"), F("b_fs_zyx_fsv16"), {2, 19, 2, 3, 4}, T::bf16, T::f32, {0, 1, 1, 0, 2}, {1, 0, 0, 1, 0},
                  {0, 2, 0, 1, 1}, {0, 1, 1, 0, 1}), 1, 2},
       {make_case(F("bfyx"), F("b_fs_yx_fsv4"), {2, 7, 3, 5}, T::i64, T::i32, {}, {}, {}, {0, 2, 1, 1}), 1, 1},
