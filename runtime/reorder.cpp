@@ -776,8 +776,8 @@ ReorderResult enqueue_reorder(const cl::CommandQueue& queue, const cl::Buffer& s
   try {
     check_compatible(src_layout, dst_layout);
     // The values themselves are checked where a kernel is planned for them (KernelSelector::select()); a
-    // cached dispatch was planned for these very values (same_kernel()), which passed then. Checking 4096
-    // group scales per call took a cached call from 1.9 to 5.2 us.
+    // cached dispatch was planned for these very values (same_kernel()), which passed then. Checked per call,
+    // 4096 group scales took a cached call from 3.5 to 5.2 us (the plain conversion's: 1.9).
     check_param_shapes(opt.conversion, dst_layout);
     if (!queue()) throw Error("the command queue is null");
     const BorrowedContext borrowed(queue);
