@@ -6,7 +6,8 @@
 // --env VAR=VALUE the kernel generated with that environment variable set (e.g. CLREORDER_INDEX_BITS=64), and
 // each --options TEXT variant 0 built with more build options (e.g. '-D CR_SOFTWARE_F16': common.cl's choices).
 // Each --param NAME[:AXIS[:GROUP[:OUTER]]] fuses a parameter into every variant (constants, baked into the kernel):
-// one value, or a value per index (per group of GROUP indices) of canonical axis AXIS, for each index of OUTER.
+// one value, or a value per index (per group of GROUP indices) of canonical axis AXIS, for each index of OUTER;
+// --vs-plain then adds the same reorder's plain conversion (the fused arithmetic's own cost, without the host's).
 //
 //   clreorder_ab --from bfyx --to b_fs_yx_fsv16 --shape 8,256,56,56 --to-dtype f16 --variant 'if (dst_wide)=>if (0)'
 #include <algorithm>
@@ -69,7 +70,7 @@ int main(int argc, char** argv) {
   std::string from, to, shape, dtype = "f32", to_dtype, impl, src_lo, src_hi, dst_lo, dst_hi;
   std::vector<std::string> variants, others, envs, options, params;
   int runs = 100;
-  bool warm = false, keep = false, random_bits = false;
+  bool warm = false, keep = false, random_bits = false, vs_plain = false;
   CLI::App app("clreorder_ab: interleaved A/B timing of variants of one generated kernel (event kernel time)",
                "clreorder_ab");
   app.add_option("--from", from, "source format")->required();
@@ -90,6 +91,7 @@ int main(int argc, char** argv) {
   app.add_option("--vs", others, "the kernel another implementation generates");
   app.add_option("--env", envs, "VAR=VALUE: the kernel generated with this environment variable set");
   app.add_option("--options", options, "variant 0 built with these build options too (e.g. '-D CR_SOFTWARE_F16')");
+  app.add_flag("--vs-plain", vs_plain, "with --param: the same reorder's plain conversion (no parameters) beside it");
   app.add_option("--param", params, "NAME[:AXIS[:GROUP[:OUTER]]]: a fused parameter (src-scale, dst-zero-point ...) in "
                  "every variant, one value or one per index (group) of canonical axis AXIS");
   CLI11_PARSE(app, argc, argv);
@@ -124,6 +126,13 @@ int main(int argc, char** argv) {
       v.source = s;
       kernels_data.push_back(v);
       labels.push_back(variants[k]);
+    }
+    if (vs_plain) {
+      if (params.empty()) throw Error("--vs-plain compares with the kernel --param fuses: give a --param");
+      Conversion plain;
+      plain.padding = conversion.padding;
+      kernels_data.push_back(plan_reorder(engine.info(), src, dst, impl, plain));
+      labels.push_back("plain conversion (" + kernels_data.back().impl + ")");
     }
     for (const std::string& other : others) {
       kernels_data.push_back(plan_reorder(engine.info(), src, dst, other, conversion));
