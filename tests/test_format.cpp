@@ -9,6 +9,7 @@
 #include <functional>
 #include <map>
 #include <set>
+#include <tuple>
 
 #include "clreorder/error.hpp"
 #include "clreorder/format.hpp"
@@ -640,6 +641,31 @@ TEST(Arithmetic, EveryValueIsJudgedWhereverItSits) {
           EXPECT_NE(err.find("index " + std::to_string(at) + ")"), std::string::npos) << to_string(q) << " " << e << ": " << err;
         }
       }
+  }
+}
+
+// check_param_shapes() is check_params() but for the values: what reorder() runs per call, its kernel cache
+// having compared the values bit for bit with ones that passed. Axes, groups and counts are refused alike.
+TEST(Arithmetic, ParamShapesAreCheckedWithoutTheValues) {
+  const Layout dst(format_from_name("b_fs_yx_fsv16"), DataType::i8, {1, 3, 2, 2});
+  auto errors = [&](Param q, std::vector<float> v, int axis) {
+    Conversion c;
+    c.param(q) = {std::move(v), axis};
+    return std::make_pair(error_of([&] { check_param_shapes(c, dst); }), error_of([&] { check_params(c, dst); }));
+  };
+  for (const auto& [q, v, axis] : {std::make_tuple(Param::sub, std::vector<float>{1, 2}, 1),
+                                   std::make_tuple(Param::mul, std::vector<float>{1}, 4),
+                                   std::make_tuple(Param::src_scale, std::vector<float>{1, 2}, -1)}) {
+    const auto [shapes, all] = errors(q, v, axis);
+    EXPECT_NE(shapes, "");
+    EXPECT_EQ(shapes, all);
+  }
+  for (const auto& [q, v] : {std::make_pair(Param::div, std::vector<float>{1, 0, 2}),
+                             std::make_pair(Param::src_zero_point, std::vector<float>{1.5f, 1, 1}),
+                             std::make_pair(Param::dst_scale, std::vector<float>{NAN, 1, 1})}) {
+    const auto [shapes, all] = errors(q, v, 1);
+    EXPECT_EQ(shapes, "") << to_string(q);
+    EXPECT_NE(all, "") << to_string(q);
   }
 }
 
