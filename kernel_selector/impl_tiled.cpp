@@ -583,7 +583,7 @@ std::vector<std::string> row_loops(const ReorderParams& p, const Permutation& pe
       // On the bits where the lanes are f32 or f64: select() may pass floats through arithmetic (Oclgrind's
       // does, through double), which quiets a signalling NaN the conversion keeps bit for bit.
       const std::string mw = "(" + mask_type(p.dst.data_type()) + W + ")(" + mask + ")";
-      const bool floating = dw.compare(0, 5, "float") == 0 || dw.compare(0, 6, "double") == 0;
+      const bool floating = p.dst.data_type() == DataType::f32 || p.dst.data_type() == DataType::f64;
       const std::string bits = "u" + mask_type(p.dst.data_type()) + W;
       masked = floating ? "as_" + dw + "(select((" + bits + ")0, as_" + bits + "(" + partial + "), " + mw + "))"
                         : "select((" + dw + ")0, " + partial + ", " + mw + ")";

@@ -58,9 +58,8 @@ void add_param(Conversion& c, const std::string& text, const Dims& dims) {
   if (parts.size() > 3) v.outer_axis = number(3);
   v.values = {0};
   if (v.axis >= 0) v.values.resize(static_cast<size_t>(v.count(dims)));
-  const bool zero_point = q == Param::src_zero_point || q == Param::dst_zero_point;
   for (size_t k = 0; k < v.values.size(); ++k)
-    v.values[k] = zero_point ? static_cast<float>(static_cast<int>(k % 7) - 3) : 0.013f + 0.0007f * static_cast<float>(k % 97);
+    v.values[k] = is_zero_point(q) ? static_cast<float>(static_cast<int>(k % 7) - 3) : 0.013f + 0.0007f * static_cast<float>(k % 97);
   c.param(q) = v;
 }
 
