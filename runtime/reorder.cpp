@@ -805,7 +805,9 @@ ReorderResult enqueue_reorder(const cl::CommandQueue& queue, const cl::Buffer& s
 }
 
 // The checks of reorder() on every item, and no destination overlapping another item's bytes, since the
-// items run at once: all before anything is enqueued.
+// items run at once: all before anything is enqueued. As in reorder(), the conversion's values are checked
+// where a kernel is planned for them (each item's, KernelSelector::select()) and a cached batch kernel was
+// planned for these very values (same_kernel()), so no batch call tests each value once per item.
 void check_batch(const cl::Context& ctx, const std::vector<BatchItem>& items, const Conversion& conv) {
   std::vector<ByteRange> src(items.size()), dst(items.size());
   std::vector<BufferFacts> known;
@@ -819,7 +821,7 @@ void check_batch(const cl::Context& ctx, const std::vector<BatchItem>& items, co
     const BatchItem& it = items[k];
     try {
       check_compatible(it.src_layout, it.dst_layout);
-      check_params(conv, it.dst_layout);
+      check_param_shapes(conv, it.dst_layout);
       src[k] = check_range(facts(it.src, "source"), it.src_offset, it.src_layout, "source", false);
       dst[k] = check_range(facts(it.dst, "destination"), it.dst_offset, it.dst_layout, "destination", true);
       check_disjoint(src[k], dst[k]);

@@ -4,6 +4,8 @@
 // rank with type conversion, and data into weights. Destinations are pre-filled, so zeros must be written.
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "clreorder/format.hpp"
 #include "clreorder/reference.hpp"
 #include "clreorder/reorder.hpp"
@@ -232,6 +234,19 @@ TEST(DeviceWeights, QuantizedPerChannelInOneLaunch) {
   const Case narrow = make_case(F("oiyx"), F("os_iyx_osv16"), {16, 8, 1, 1}, T::f32, T::i8);
   const PackedBatch q = pack(*e, {cases[0], narrow}, 8);
   EXPECT_NE(error_of([&] { reorder_batch(*e, q.items, opt); }).find("batch item 1"), std::string::npos);
+  // Values that cannot apply are refused under every policy though a batch of this shape just ran (its
+  // kernel cached), naming the value; nothing is written. The batch call checks only the values' shapes:
+  // this fails if a plan (the batch's or an item's own under `agnostic`) takes values unchecked.
+  opt.force_impl.clear();
+  reset(*e, p);
+  for (const CompilePolicy policy : {CompilePolicy::wait, CompilePolicy::background, CompilePolicy::agnostic}) {
+    ReorderOptions worse = opt;
+    worse.policy = policy;
+    worse.conversion.param(Param::dst_scale).values[20] = NAN;
+    const std::string err = error_of([&] { reorder_batch(*e, p.items, worse); });
+    EXPECT_NE(err.find("index 20) is not finite"), std::string::npos) << err;
+    EXPECT_EQ(compare_bytes(read_all(*e, p.dst, p.dst_init.size()), p.dst_init), "") << err;
+  }
 }
 
 // More items than one launch takes: split into launches of kMaxBatchItems, one event for all of them.
