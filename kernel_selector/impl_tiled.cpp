@@ -443,11 +443,20 @@ std::vector<std::string> transpose_loops(const ReorderParams& p, const Permutati
   // enough for a cache line per column, and then writes each column's line in one go (registers of several
   // steps: not with sums, kept padding or 4-bit destinations). bzyxf -> bfzyx 1x32x32x64x64 (rows 128 KiB
   // apart): i8 0.86-0.89x, f16 0.89-0.90x the one-step time (perf/clreorder_ab); other strides keep one step.
+  // Streaming stores need it at any stride: a line that V columns' stores fill piecewise, step by step, leaves
+  // its write-combining buffer part-written, and each such line goes to memory as a read-modify-write.
+  // Streamed that way, transposes into rows of 16-32 bytes took 2.3-29x the time of plain stores (bfyx ->
+  // byxf f32 8x256x56x56 2.4x, b_fs_yx_fsv32 -> bfyx i8 29x); with whole lines 0.34-0.92x it in each of the
+  // 33 of 40 cases that stream, every family and element size (PoCL, 2 cores, perf/clreorder_ab, caches
+  // evicted). So a transpose streams only where a column's stores fill whole lines; without streaming the
+  // unrolled steps measured 0.94-1.38x: kept to the 4 KiB strides.
   const int64_t elem_bytes = static_cast<int64_t>(unit_bytes(p.dst.data_type())), row_bytes = elem_bytes * vec;
   int64_t unroll = 1;
   if (tuning_of(p.device) == Tuning::cpu && !ts.present && !keep && !is_nibble(p.dst.data_type()) && row_bytes < 64 &&
-      !b.digits.empty() && b.digits.front().dst_stride * elem_bytes % 4096 == 0 && a.length() % (64 / row_bytes * vec) == 0)
+      !b.digits.empty() && (align.streams || b.digits.front().dst_stride * elem_bytes % 4096 == 0) &&
+      a.length() % (64 / row_bytes * vec) == 0)
     unroll = 64 / row_bytes;
+  if (row_bytes * unroll < 64) align.streams = false;
   body.push_back("  for (IDX_T ia = 0; ia < " + num(a.length()) + "; ia += " + num(vec * unroll) + ") {");
   std::vector<Step> steps;
   for (int64_t u = 0; u < unroll; ++u) {
@@ -822,15 +831,17 @@ class TiledReorder : public ReorderImpl {
     };
     const std::vector<PermDigit> outside = with(b);
     const bool streams = stream_pays(p.src, p.dst, p.device);
-    auto align = [&](int width) {
+    // Transposes stream whole 64-byte lines only (transpose_loops()): their stores outside A start on one.
+    auto align = [&](int64_t width) {
       return StoreAlign{strides_multiple_of(perm, outside, pack_of(p.dst.data_type()), &PermDigit::dst_stride),
                         streams && strides_multiple_of(perm, outside, width, &PermDigit::dst_stride)};
     };
+    const int64_t line = std::max<int64_t>(vec, 64 / static_cast<int64_t>(unit_bytes(p.dst.data_type())));
     const int64_t src_pack = is_nibble(p.src.data_type()) ? 8 : pack_of(p.src.data_type());
     // Packed u4 and i4 bytes go as uints where every store starts at a multiple of 8 nibbles.
     const StoreAlign nibble_align{strides_multiple_of(perm, outside, 8, &PermDigit::dst_stride), false};
     if (tp.form == TiledPlan::Form::transpose)
-      body = transpose_loops(p, perm, a, b, vec, strides_multiple_of(perm, with(a), src_pack, &PermDigit::src_stride), align(vec),
+      body = transpose_loops(p, perm, a, b, vec, strides_multiple_of(perm, with(a), src_pack, &PermDigit::src_stride), align(line),
                              nibble_align, tp.sums);
     else if (tp.form == TiledPlan::Form::rows)
       body = row_loops(p, perm, a, b, vec, strides_multiple_of(perm, outside, src_pack, &PermDigit::src_stride), align(vec), nibble_align, tp.sums,
