@@ -270,7 +270,7 @@ TEST(Sweep, EveryImplementationInBothTunings) {
   std::vector<Planned> planned;
   std::map<std::string, int> per_impl;
   std::set<std::string> seen;
-  size_t same = 0;
+  size_t same = 0, streamed_lines = 0;
   for (const Sweep& s : cases)
     for (const auto& impl : KernelSelector::instance().impls())
       for (const char* tuning : {"cpu", "gpu"}) {
@@ -281,15 +281,20 @@ TEST(Sweep, EveryImplementationInBothTunings) {
           if (!impl->reject(ReorderParams{s.c.src, s.c.dst, dev, s.c.conversion}).empty()) continue;
           KernelData kd = plan_reorder(dev, s.c.src, s.c.dst, impl->name(), s.c.conversion);
           if (!seen.insert(launch_key(s, kd)).second) { ++same; continue; }
+          // Streamed transposes whose column lines take unrolled steps (transpose_loops()).
+          const std::string& code = kd.source.code;
+          streamed_lines += code.find("CR_STREAM_STORE(") != std::string::npos && code.find("const IDX_T ia1 = ia + ") != std::string::npos;
           planned.push_back({&s, std::move(kd), std::string(tuning) + " tuning, cache " + std::to_string(cache)});
           ++per_impl[impl->name()];
         }
       }
   for (const auto& impl : KernelSelector::instance().impls()) EXPECT_GT(per_impl[impl->name()], 0) << impl->name();
+  EXPECT_GT(streamed_lines, 0u) << "no streamed transpose with unrolled steps";
   const int failures = run_all(*e, planned);
   EXPECT_EQ(failures, 0) << "of " << planned.size() << " runs";
   std::printf("sweep: %zu cases, %zu runs (case x implementation x tuning x cache), %d failed; %zu more planned "
-              "the same kernel and launch as one of these\n", cases.size(), planned.size(), failures, same);
+              "the same kernel and launch as one of these; %zu streamed transposes of unrolled steps\n", cases.size(),
+              planned.size(), failures, same, streamed_lines);
 }
 
 // The shape-agnostic kernel (plans passed at run time) on small cases of every family: blocked tails and
