@@ -807,7 +807,7 @@ ReorderResult enqueue_reorder(const cl::CommandQueue& queue, const cl::Buffer& s
 // The checks of reorder() on every item, and no destination overlapping another item's bytes, since the
 // items run at once: all before anything is enqueued. As in reorder(), the conversion's values are checked
 // where a kernel is planned for them (each item's, KernelSelector::select()) and a cached batch kernel was
-// planned for these very values (same_kernel()), so no batch call tests each value once per item.
+// planned for these very values (same_kernel()): each batch call checks only the values' shapes, per item.
 void check_batch(const cl::Context& ctx, const std::vector<BatchItem>& items, const Conversion& conv) {
   std::vector<ByteRange> src(items.size()), dst(items.size());
   std::vector<BufferFacts> known;
