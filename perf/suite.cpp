@@ -24,6 +24,7 @@
 #include "clreorder/error.hpp"
 #include "clreorder/format.hpp"
 #include "clreorder/kernel_selector.hpp"
+#include "clreorder/reorder.hpp"
 #include "onednn.hpp"
 
 using namespace clreorder;
@@ -328,6 +329,7 @@ int main(int argc, char** argv) {
     double log_sum = 0, log_dnnl = 0;
     int n = 0, n_dnnl = 0;
     double worst = 1e9;
+    int streamed = 0;  // cases whose kernel streams its stores (CR_STREAM_STORE: past the device's cache)
     for (const SuiteCase& c : kCases) {
       const PlainCase pc = plain_case(c);
       if (filtered_out(filter, pc, c)) continue;
@@ -346,6 +348,7 @@ int main(int argc, char** argv) {
       for (int k = 0; k < repeat; ++k) reps.push_back(bench_reorder(engine, src, dst, impl, runs));
       std::sort(reps.begin(), reps.end(), [](const BenchResult& x, const BenchResult& y) { return x.ratio < y.ratio; });
       const BenchResult& r = reps[reps.size() / 2];
+      streamed += plan_reorder(engine.info(), src, dst, r.impl).source.code.find("CR_STREAM_STORE(") != std::string::npos;
       OneDnnTiming dnnl = onednn_reorder(src, dst, runs);
       const double dnnl_gbps = dnnl.ok ? r.gbps_logical * r.median_ms / dnnl.ms : 0;
       const double vs_dnnl = dnnl.ok ? dnnl.ms / r.median_ms : 0;
@@ -402,7 +405,9 @@ int main(int argc, char** argv) {
     std::string md_text = std::string("Device: ") + engine.info().platform + " / " + engine.info().name +
                           "; each case: the median-ratio repeat of " + std::to_string(repeat) + ", each the median of " +
                           std::to_string(runs) + " rounds' ratios (a round: the reorder, then both copies); " +
-                          "times and GB/s: medians of the rounds.\n\n" + md;
+                          "times and GB/s: medians of the rounds. The device reports a " +
+                          std::to_string(engine.info().cache_bytes >> 20) + " MiB cache: " + std::to_string(streamed) + " of the " +
+                          std::to_string(n) + " cases' kernels stream their stores (source and destination past 3/4 of it).\n\n" + md;
     write_file(out + "/suite.md", md_text);
     write_file(out + "/suite.csv", csv);
     write_file(out + "/suite.svg", svg_chart(bars, "clreorder on " + engine.info().name + ": ratio to the best copy (same run)"));
