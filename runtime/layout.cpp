@@ -357,8 +357,8 @@ void check_conversion(const Conversion& conv, const Layout& dst, bool values) {
       throw Error(what() + ": " + std::to_string(v.values.size()) + " values " + shape + " (needs " + std::to_string(count) + ")");
     }
     if (v.axis >= 0 && !v.from_buffer) indexed += v.values.size();
-    // Checked wherever a kernel is planned, by each batch call and by the reference (thousands of values for
-    // int4 groups): a branch-free pass the compiler vectorises, and the message made only where one fails.
+    // Checked wherever a kernel is planned and by the reference (thousands of values for int4 groups): a
+    // branch-free pass the compiler vectorises, and the message made only where one fails.
     const bool integer = is_zero_point(p), divisor = operation_of(p) == '/';
     if (!values || all_usable(v.values, integer, divisor)) continue;
     for (size_t i = 0; i < v.values.size(); ++i) {

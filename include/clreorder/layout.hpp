@@ -323,7 +323,8 @@ Layout preserve_format(const Layout& in, DataType type);
 /// divisor (div, dst-scale), and at most kMaxIndexedValues indexed constants in all (more go in a buffer).
 void check_params(const Conversion& conv, const Layout& dst);
 /// check_params() without its tests of each value (finite, integral, divisible): for values that passed them
-/// before, bit for bit (reorder() checks its cached kernels' values so, and every value only on a miss).
+/// before, bit for bit (reorder() and reorder_batch() check their cached kernels' values so, and every value
+/// only on a miss).
 void check_param_shapes(const Conversion& conv, const Layout& dst);
 
 /// Most per-index values one reorder takes in all: the kernels hold them in __constant memory, of which
