@@ -70,9 +70,13 @@ LocalPlan make_plan(const ReorderParams& p) {
   }
   lp.grid = pool;
   // The largest power of two of work-items up to the configured count that the device takes and the tile
-  // fills (a wavefront at least, so the passes keep their coalescing).
+  // fills, 8 at least. A small tile (weights whose tails keep it to the kernel window) leaves the rest of a
+  // group without slots: on CPUs PoCL runs a group as a loop around the barrier, where such a work-item still
+  // costs its iterations and its saved context (2 x 2 and 3 x 3 windows in groups of 8 and 16: 0.28x and
+  // 0.49-0.56x the time of the former least, 32; perf/clreorder_ab), and on GPUs a group under a wavefront
+  // takes one wavefront as a group of 32 does, with the same lanes at work.
   size_t local = cfg.local;
-  while (local > 32 && local / 2 >= static_cast<size_t>(count)) local /= 2;
+  while (local > 8 && local / 2 >= static_cast<size_t>(count)) local /= 2;
   while (p.device.max_work_group && local > p.device.max_work_group) local /= 2;
   lp.local = local;
   return lp;

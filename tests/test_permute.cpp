@@ -484,4 +484,19 @@ TEST(Selector, LocalFirstOnGpus) {
   for (const char* type : {"cpu", "gpu"})
     EXPECT_EQ(plan_reorder(tuned_device(type), item.src, item.dst, "local").source.code.find("__attribute__((reqd_work_group_size"),
               std::string::npos) << type;
+  // Group sizes: the configured count for a big tile; for a small one (weights' tails keep it to the kernel
+  // window) the power of two the tile fills, 8 at least (PoCL runs a group as a loop, where a work-item
+  // without a slot costs its iteration).
+  const struct {
+    Dims shape;
+    size_t local;
+  } groups[] = {{{33, 17, 3, 3}, 16}, {{33, 17, 2, 2}, 8}};
+  for (const auto& g : groups) {
+    const Layout oiyx(format_from_name("oiyx"), T::f32, g.shape), blocked(format_from_name("os_is_yx_isv16_osv16"), T::f32, g.shape);
+    for (const char* type : {"cpu", "gpu"})
+      EXPECT_EQ(plan_reorder(tuned_device(type), oiyx, blocked, "local").local, std::vector<size_t>{g.local}) << oiyx.describe() << type;
+  }
+  const Layout big(format_from_name("bfyx"), T::f32, {8, 256, 56, 56}), nhwc(format_from_name("byxf"), T::f32, {8, 256, 56, 56});
+  EXPECT_EQ(plan_reorder(tuned_device("cpu"), big, nhwc, "local").local, std::vector<size_t>{64});
+  EXPECT_EQ(plan_reorder(tuned_device("gpu"), big, nhwc, "local").local, std::vector<size_t>{256});
 }
