@@ -266,8 +266,30 @@ CR_ROUNDPS_WIDTHS(cr_f32_trunc, 11)
 #define CR_E5_NAN(SHIFT, ax) (CR_E5_INF(SHIFT) | (1u << (22 - (SHIFT))) | (((ax) >> (SHIFT)) & ((1u << (23 - (SHIFT))) - 1u)))
 #define CR_E5_SIGN(SHIFT, x) (((x) >> ((SHIFT) + 3)) & (1u << (28 - (SHIFT))))
 
-// A family of conversion functions M(N, SUF) for scalars and vectors of 2, 4, 8 and 16.
-#define CR_EACH_WIDTH(M) M(, ) M(2, _2) M(4, _4) M(8, _8) M(16, _16)
+// A family of conversion functions M(N, SUF) for scalars and for the vectors of 2, 4, 8 and 16 elements that a
+// program calls: the host defines CR_WIDTH_2 .. CR_WIDTH_16 for each width whose functions (cr_..._N) its
+// kernels name (ProgramCache), since every width of these families cost PoCL's front end about 15 ms a program.
+#ifdef CR_WIDTH_2
+#define CR_AT_WIDTH_2(M) M(2, _2)
+#else
+#define CR_AT_WIDTH_2(M)
+#endif
+#ifdef CR_WIDTH_4
+#define CR_AT_WIDTH_4(M) M(4, _4)
+#else
+#define CR_AT_WIDTH_4(M)
+#endif
+#ifdef CR_WIDTH_8
+#define CR_AT_WIDTH_8(M) M(8, _8)
+#else
+#define CR_AT_WIDTH_8(M)
+#endif
+#ifdef CR_WIDTH_16
+#define CR_AT_WIDTH_16(M) M(16, _16)
+#else
+#define CR_AT_WIDTH_16(M)
+#endif
+#define CR_EACH_WIDTH(M) M(, ) CR_AT_WIDTH_2(M) CR_AT_WIDTH_4(M) CR_AT_WIDTH_8(M) CR_AT_WIDTH_16(M)
 
 // f32 -> f16 in hardware where the compiler targets x86's F16C (PoCL on the host CPU): vcvtps2ph converts 8
 // lanes in one instruction where the bit operations above take 15 to 25, and gives the same bits (IEEE
@@ -487,6 +509,14 @@ CR_EACH_WIDTH(CR_CONVERSIONS_F64)
 #undef CR_CONVERSIONS_F64
 #endif
 #undef CR_EACH_WIDTH
+#undef CR_AT_WIDTH_2
+#undef CR_AT_WIDTH_4
+#undef CR_AT_WIDTH_8
+#undef CR_AT_WIDTH_16
+#undef CR_WIDTH_2
+#undef CR_WIDTH_4
+#undef CR_WIDTH_8
+#undef CR_WIDTH_16
 #undef CR_DOUBLE_TO_INTS
 #undef CR_DOUBLE_TO_INT
 #undef CR_DOUBLE_TO_INT_WRAP

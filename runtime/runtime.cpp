@@ -244,6 +244,32 @@ void store_binary(const cl::Program& program, const std::string& device_key, con
   }
 }
 
+// kernels_cl/common.cl instantiates its conversion families for scalars and for the vector widths a program
+// asks for (each width costs PoCL's front end about 15 ms a program): CR_WIDTH_<N> for every width N whose
+// functions `code` names (an identifier cr_..._2, _4, _8 or _16). A name that only looks like one costs a
+// family more, never a missing function. Derived from the code alone, so the disk cache's key (common.cl and
+// the kernels' code) still decides the program's text.
+std::string conversion_widths(const std::string& code) {
+  bool used[4] = {false, false, false, false};
+  const char* const suffixes[4] = {"_2", "_4", "_8", "_16"};
+  auto ident = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+  for (size_t at = code.find("cr_"); at != std::string::npos; at = code.find("cr_", at + 1)) {
+    if (at > 0 && ident(code[at - 1])) continue;
+    size_t end = at;
+    while (end < code.size() && ident(code[end])) ++end;
+    const std::string name = code.substr(at, end - at);
+    for (int k = 0; k < 4; ++k) {
+      const std::string suf = suffixes[k];
+      if (name.size() > suf.size() && name.compare(name.size() - suf.size(), suf.size(), suf) == 0) used[k] = true;
+    }
+    at = end - 1;
+  }
+  std::string out;
+  for (int k = 0; k < 4; ++k)
+    if (used[k]) out += std::string("#define CR_WIDTH") + suffixes[k] + "\n";
+  return out;
+}
+
 }  // namespace
 
 struct ProgramCache::Flight {
@@ -363,12 +389,13 @@ std::vector<std::shared_ptr<ProgramCache::Entry>> ProgramCache::make(const cl::C
     else g->second.push_back(i);
   }
   for (const auto& [options, members] : groups) {
-    std::string text = common;
+    std::string code;
     DiskCache::Program stored;
     for (size_t i : members) {
-      text += "\n" + sources[i]->code;
+      code += "\n" + sources[i]->code;
       stored.kernels.emplace_back(sources[i]->entry, sources[i]->code);
     }
+    const std::string text = conversion_widths(code) + common + code;
     cl::Program program;
     try {
       program = cl::Program(ctx, text);
