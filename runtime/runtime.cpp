@@ -5,6 +5,7 @@
 #include <cctype>
 #include <chrono>
 #include <cstdlib>
+#include <cstring>
 
 #include "clreorder/cache.hpp"
 #include "clreorder/error.hpp"
@@ -257,10 +258,9 @@ std::string conversion_widths(const std::string& code) {
     if (at > 0 && ident(code[at - 1])) continue;
     size_t end = at;
     while (end < code.size() && ident(code[end])) ++end;
-    const std::string name = code.substr(at, end - at);
-    for (int k = 0; k < 4; ++k) {
-      const std::string suf = suffixes[k];
-      if (name.size() > suf.size() && name.compare(name.size() - suf.size(), suf.size(), suf) == 0) used[k] = true;
+    for (int k = 0; k < 4; ++k) {  // the name code[at, end) ends in the suffix, after something
+      const size_t n = std::strlen(suffixes[k]);
+      if (end - at > n && code.compare(end - n, n, suffixes[k]) == 0) used[k] = true;
     }
     at = end - 1;
   }
