@@ -405,7 +405,8 @@ int main(int argc, char** argv) {
     std::string md_text = std::string("Device: ") + engine.info().platform + " / " + engine.info().name +
                           "; each case: the median-ratio repeat of " + std::to_string(repeat) + ", each the median of " +
                           std::to_string(runs) + " rounds' ratios (a round: the reorder, then both copies); " +
-                          "times and GB/s: medians of the rounds. The device reports a " +
+                          "times and GB/s: medians of the rounds. " +
+                          (engine.info().cache_from_host ? "The device reports no cache; the host's is a " : "The device reports a ") +
                           std::to_string(engine.info().cache_bytes >> 20) + " MiB cache: " + std::to_string(streamed) + " of the " +
                           std::to_string(n) + " cases' kernels stream their stores (source and destination past 3/4 of it).\n\n" + md;
     write_file(out + "/suite.md", md_text);

@@ -7,6 +7,8 @@
 #include <cstdlib>
 #include <cstring>
 
+#include <unistd.h>
+
 #include "clreorder/cache.hpp"
 #include "clreorder/error.hpp"
 #include "clreorder/reorder.hpp"
@@ -68,6 +70,21 @@ std::string trim(std::string s) {
   return s;
 }
 
+// The host's last-level cache in bytes, 0 where the C library does not know it. glibc reads it from cpuid, so
+// it is there where PoCL, which reads /sys/devices/system/cpu/*/cache, finds nothing (some VMs have no such
+// directory, and PoCL then reports a cache of 0).
+uint64_t host_cache_bytes() {
+  static const uint64_t bytes = [] {
+    long size = 0;
+#if defined(_SC_LEVEL3_CACHE_SIZE) && defined(_SC_LEVEL2_CACHE_SIZE)
+    size = sysconf(_SC_LEVEL3_CACHE_SIZE);
+    if (size <= 0) size = sysconf(_SC_LEVEL2_CACHE_SIZE);
+#endif
+    return size > 0 ? static_cast<uint64_t>(size) : uint64_t{0};
+  }();
+  return bytes;
+}
+
 std::string device_list_text(const std::vector<DeviceInfo>& devs) {
   if (devs.empty()) return "there is no OpenCL device (is an ICD such as pocl-opencl-icd installed?)";
   std::string s = "devices:";  // one line: errors are printed as one line
@@ -94,6 +111,10 @@ DeviceInfo describe_device(const cl::Device& device) {
     d.global_mem = device.getInfo<CL_DEVICE_GLOBAL_MEM_SIZE>();
     d.max_alloc = device.getInfo<CL_DEVICE_MAX_MEM_ALLOC_SIZE>();
     d.cache_bytes = device.getInfo<CL_DEVICE_GLOBAL_MEM_CACHE_SIZE>();
+    if (d.cache_bytes == 0 && d.type == "cpu") {  // a CPU device runs on this host: its cache is the host's
+      d.cache_bytes = host_cache_bytes();
+      d.cache_from_host = d.cache_bytes != 0;
+    }
     d.max_work_group = device.getInfo<CL_DEVICE_MAX_WORK_GROUP_SIZE>();
     d.max_parameter_bytes = device.getInfo<CL_DEVICE_MAX_PARAMETER_SIZE>();
     const std::string extensions = device.getInfo<CL_DEVICE_EXTENSIONS>();

@@ -13,12 +13,14 @@
 #include <limits>
 #include <map>
 #include <tuple>
+#include <unistd.h>
 #include <memory>
 
 #include "bad_inputs.hpp"
 #include "clreorder/format.hpp"
 #include "clreorder/reference.hpp"
 #include "clreorder/reorder.hpp"
+#include "codegen.hpp"
 #include "probe.hpp"
 #include "device_cases.hpp"
 #include "test_support.hpp"
@@ -1734,6 +1736,32 @@ TEST(Device, GpuConfigurationsAreCorrectHereToo) {
     EXPECT_EQ(kd.impl, impl);
     EXPECT_EQ(run_planned(*e, c, kd), "") << impl << ", GPU configuration";
   }
+}
+
+// The cache that decides streaming is the device's, and for a CPU device that reports none (PoCL on a VM
+// without /sys/devices/system/cpu/*/cache, as one of this project's machines: an AMD EPYC host whose 508 MiB
+// L3 glibc reads from cpuid) the host's last-level cache, since a CPU device runs on it; without it nothing
+// would ever stream there, however large. Another device's 0 stays unknown.
+TEST(Device, ACpuDeviceReportingNoCacheTakesTheHosts) {
+  REQUIRE_DEVICE(e);
+  const DeviceInfo& d = e->info();
+  const uint64_t reported = e->device().getInfo<CL_DEVICE_GLOBAL_MEM_CACHE_SIZE>();
+  long host = sysconf(_SC_LEVEL3_CACHE_SIZE);
+  if (host <= 0) host = sysconf(_SC_LEVEL2_CACHE_SIZE);
+  if (reported != 0 || d.type != "cpu") {
+    EXPECT_EQ(d.cache_bytes, reported);
+    EXPECT_FALSE(d.cache_from_host);
+  } else {
+    EXPECT_EQ(d.cache_bytes, host > 0 ? static_cast<uint64_t>(host) : 0u) << d.name;
+    EXPECT_EQ(d.cache_from_host, host > 0);
+  }
+  if (d.type == "cpu" && host > 0) {
+    EXPECT_GT(d.cache_bytes, 0u) << d.name << " reports no cache and the host's was not taken";
+    EXPECT_TRUE(stream_pays(2 * d.cache_bytes, d)) << "a working set twice the cache streams on a CPU";
+  }
+  const DeviceInfo again = describe_device(e->device());
+  EXPECT_EQ(again.cache_bytes, d.cache_bytes);
+  EXPECT_EQ(again.cache_from_host, d.cache_from_host);
 }
 
 // Reorders whose working set exceeds the device cache stream tiled's vector stores (CR_STREAM_STORE, when

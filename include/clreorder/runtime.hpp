@@ -30,7 +30,10 @@ struct DeviceInfo {
   std::string type;              ///< "gpu", "cpu", "accelerator" or "other"
   uint64_t global_mem = 0;       ///< bytes
   uint64_t max_alloc = 0;        ///< CL_DEVICE_MAX_MEM_ALLOC_SIZE, bytes
-  uint64_t cache_bytes = 0;      ///< CL_DEVICE_GLOBAL_MEM_CACHE_SIZE (0: unknown); decides streaming stores
+  /// CL_DEVICE_GLOBAL_MEM_CACHE_SIZE, or for a CPU device that reports none the host's last-level cache
+  /// (cache_from_host); 0: unknown. Decides streaming stores.
+  uint64_t cache_bytes = 0;
+  bool cache_from_host = false;  ///< cache_bytes is the host's (sysconf), the device reported 0
   size_t max_work_group = 0;     ///< CL_DEVICE_MAX_WORK_GROUP_SIZE
   size_t max_parameter_bytes = 0;  ///< CL_DEVICE_MAX_PARAMETER_SIZE: bounds the reorders of one batched launch
   bool fp16 = false;             ///< cl_khr_fp16
