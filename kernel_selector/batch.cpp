@@ -103,6 +103,7 @@ KernelData batch_kernel(const std::vector<KernelData>& items, const std::vector<
   jit.def("KERNEL_NAME", "reorder_batch").def("BATCH_ARGS", macro_lines(args)).def("BATCH_DISPATCH(g)", macro_lines(tree));
   KernelData kd;
   kd.impl = "batch";
+  kd.streams = std::any_of(items.begin(), items.end(), [](const KernelData& item) { return item.streams; });
   kd.source = named_by_text("reorder_batch", jit, embedded_kernel("reorder_batch.cl"));
   kd.source.code = functions + kd.source.code;
   kd.source.options = build_options(kd.source.code, device);

@@ -21,6 +21,7 @@ KernelData copy_kernel(const DeviceInfo& device, size_t bytes) {
       .def("CHUNK", static_cast<int64_t>(chunk)).def("STREAM", stream ? 1 : 0);
   KernelData kd;
   kd.impl = "copy";
+  kd.streams = stream;
   kd.source = named_by_text("copy", jit, embedded_kernel("copy.cl"));
   const size_t vecs = bytes / width;
   // CPUs: one work-item per chunk (at least one, for the tail); GPUs: enough work-items for the device, at

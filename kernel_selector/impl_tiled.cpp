@@ -853,6 +853,8 @@ class TiledReorder : public ReorderImpl {
     body.insert(body.end(), end.begin(), end.end());
     KernelData kd;
     kd.impl = name();
+    kd.streams = std::any_of(body.begin(), body.end(),
+                             [](const std::string& line) { return line.find("CR_STREAM_STORE(") != std::string::npos; });
     Jit jit = reorder_jit(p, "reorder_tiled", kd, nullptr, padded_shapes(perm));
     if (!tables.empty()) {
       const std::string params = value_tables(p.conversion, padded_shapes(perm));

@@ -348,7 +348,7 @@ int main(int argc, char** argv) {
       for (int k = 0; k < repeat; ++k) reps.push_back(bench_reorder(engine, src, dst, impl, runs));
       std::sort(reps.begin(), reps.end(), [](const BenchResult& x, const BenchResult& y) { return x.ratio < y.ratio; });
       const BenchResult& r = reps[reps.size() / 2];
-      streamed += plan_reorder(engine.info(), src, dst, r.impl).source.code.find("CR_STREAM_STORE(") != std::string::npos;
+      streamed += plan_reorder(engine.info(), src, dst, r.impl).streams;
       OneDnnTiming dnnl = onednn_reorder(src, dst, runs);
       const double dnnl_gbps = dnnl.ok ? r.gbps_logical * r.median_ms / dnnl.ms : 0;
       const double vs_dnnl = dnnl.ok ? dnnl.ms / r.median_ms : 0;

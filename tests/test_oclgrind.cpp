@@ -283,7 +283,7 @@ TEST(Sweep, EveryImplementationInBothTunings) {
           if (!seen.insert(launch_key(s, kd)).second) { ++same; continue; }
           // Streamed transposes whose column lines take unrolled steps (transpose_loops()).
           const std::string& code = kd.source.code;
-          streamed_lines += code.find("CR_STREAM_STORE(") != std::string::npos && code.find("const IDX_T ia1 = ia + ") != std::string::npos;
+          streamed_lines += kd.streams && code.find("const IDX_T ia1 = ia + ") != std::string::npos;
           planned.push_back({&s, std::move(kd), std::string(tuning) + " tuning, cache " + std::to_string(cache)});
           ++per_impl[impl->name()];
         }

@@ -36,6 +36,9 @@ struct KernelData {
   /// Whether it may run as a function of a batch kernel (batch_kernel()): false where it declares work-group
   /// local memory, which only a kernel can.
   bool batchable = true;
+  /// Whether some of its stores stream past the cache (non-temporal, where stream_pays() holds: tiled's
+  /// vector stores and the copy kernel's; a batch kernel when one of its items does).
+  bool streams = false;
   /// global as a cl::NDRange.
   cl::NDRange global_range() const;
   /// local as a cl::NDRange.
