@@ -352,7 +352,26 @@ std::vector<std::string> transpose_loops(const ReorderParams& p, const Permutati
   // A step with unreadable columns (at padding or a tail: the first and last steps of a row) loads its readable
   // columns in quarter vectors where a quarter is readable whole, element by element only in a quarter that is
   // not: bfyx -> b_fs_yx_fsv16 f16 with y and x padded by 1 spent half its steps in 16 scalar loads a row.
-  const int quarter = !readable.empty() && vec >= 8 && !is_nibble(p.src.data_type()) ? vec / 4 : 0;
+  // Written out for each of V rows that is V * (V + 4) conditional loads, a branch each, and PoCL took 4-4.5 s
+  // to compile such a kernel against 0.1-0.3 s without them (weights with input-channel tails). Where B's
+  // innermost digit is not the checked axis (weights: i outside yx), an edge step's readable columns are not
+  // one run cut at its end and its quarters are rarely whole: there one loop of the same loads into a private
+  // tile took a cold first reorder 1.4-1.9 s instead of 2.7-4.5 s, and ran 0.73-1.11x as long (0.89 in
+  // geometric mean over 12 cases of os_is_yx_isv16_osv16 and is_os_yx_isv16_osv16 from oiyx, 3 x 3, 7 x 7 and
+  // 5-D, grouped, 8- to 64-bit, f32 -> f16). Where it is (x padded by 1, 1 x 1 weights' i) the loop took
+  // 1.16-1.39x as long: quarters stay there.
+  bool checked_inside = false;
+  if (!b.digits.empty() && b.digits.front().axis >= 0) {
+    const PermAxis& m = perm.axes[static_cast<size_t>(b.digits.front().axis)];
+    checked_inside = m.read_lo > 0 || m.read_hi < m.span;
+  }
+  const bool rolled = !readable.empty() && !checked_inside;
+  if (rolled) {
+    std::string mask;
+    for (int j = 0; j < vec; ++j) mask += std::string(j ? " | " : "") + "(rd" + num(j) + " ? " + num(int64_t{1} << j) + "u : 0u)";
+    body.push_back("  const uint rdm = " + mask + ";");
+  }
+  const int quarter = !readable.empty() && !rolled && vec >= 8 && !is_nibble(p.src.data_type()) ? vec / 4 : 0;
   for (int q = 0; quarter && q < 4; ++q) {
     std::vector<std::string> all;
     for (int j = q * quarter; j < (q + 1) * quarter; ++j) all.push_back("rd" + num(j));
@@ -368,11 +387,22 @@ std::vector<std::string> transpose_loops(const ReorderParams& p, const Permutati
   auto step = [&](const std::string& ia, const std::string& tag) {
     Step out;
     std::vector<std::string> rows, row_ok;  // row_ok (keep): rows that may be padding, as named flags
-    for (int i = 0; i < vec; ++i) {
-      const std::string row = ia + " + " + num(i);
+    // The rolled loads: row ii's readable columns (rdm) where the row is valid, else zero, into a V x V tile.
+    auto row_checks = [&](const std::string& row) {
       std::vector<std::string> ok = {"g_ok"};
       for (int ax : axes)
         if (a.has_axis(ax)) axis_checks(perm.axes[static_cast<size_t>(ax)], tile_coord(ax, a, Run{}, row, "0"), &ok, nullptr);
+      return ok;
+    };
+    if (rolled) {
+      out.pre.push_back(st + " fb" + tag + "[" + num(vec * vec) + "];");
+      out.pre.push_back("if (!rd) for (int ii = 0; ii < " + V + "; ++ii) { const bool rok = " + join_and(row_checks(ia + " + ii")) +
+                        "; for (int jj = 0; jj < " + V + "; ++jj) fb" + tag + "[ii * " + V + " + jj] = (rok && ((rdm >> jj) & 1u)) ? SRC_AT(s_off + ib + " +
+                        a.src_offset(ia + " + ii") + " + jj) : (" + st + ")0; }");
+    }
+    for (int i = 0; i < vec; ++i) {
+      const std::string row = ia + " + " + num(i);
+      std::vector<std::string> ok = row_checks(row);
       if (keep && ok.size() > 1) {
         row_ok.push_back("okr" + tag + num(i));
         out.pre.push_back("const bool " + row_ok.back() + " = " + join_and(ok) + ";");
@@ -385,7 +415,9 @@ std::vector<std::string> transpose_loops(const ReorderParams& p, const Permutati
       // (a shift and a sign extension per row; i4 -> f16 b_fs_yx_fsv16 -> bfyx took 0.85x the time so).
       const std::string half = a.src_bytes(row);
       std::string load = src_vector(p.src.data_type(), vec, off, src_packable, half.empty() ? "" : "((s_off + ib) >> 1) + " + half);
-      if (!readable.empty()) {
+      if (rolled) {
+        load = "(rd ? " + load + " : vload" + V + "(" + num(i) + ", fb" + tag + "))";
+      } else if (!readable.empty()) {
         auto each = [&](int from, int to) {
           std::string out;
           for (int j = from; j < to; ++j)

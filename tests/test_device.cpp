@@ -1581,6 +1581,12 @@ TEST(Device, TiledPathsOnVectorFriendlyShapes) {
     cases.push_back(make_case(Format::parse(s), Format::parse(d), shape, DataType::u8, dt));
   cases.push_back(make_case(Format::parse("byxf"), Format::parse("b_fs_yx_fsv16"), {2, 16, 3, 3}, DataType::f32, DataType::f32, {}, {},
                             {}, {0, 20, 0, 0}));
+  // Steps holding input channels past the source's (17 of 32, 3 of 16): their loads loop into a private tile
+  // where the channels sit outside yx, and go as quarters written out where they are B's inner digit (1 x 1).
+  for (const auto& [d, shape] : {std::pair<const char*, Dims>{"os_is_yx_isv16_osv16", {33, 17, 3, 3}}, {"os_is_yx_isv16_osv16", {20, 3, 1, 1}},
+                                 {"g_os_is_yx_isv16_osv16", {2, 18, 3, 3, 3}}})
+    for (DataType t : {DataType::f32, DataType::f16, DataType::i8})
+      cases.push_back(make_case(Format::parse(shape.size() == 5 ? "goiyx" : "oiyx"), Format::parse(d), shape, t, t));
   std::map<std::string, int> paths;
   for (const Case& c : cases) {
     KernelData kd = plan_reorder(e->info(), c.src, c.dst, "tiled");
@@ -1592,8 +1598,11 @@ TEST(Device, TiledPathsOnVectorFriendlyShapes) {
     if (code.find("? CONVERT(SRC_AT(") != std::string::npos) ++paths["scalar"];
     if (code.find("const IDX_T n_ok = ") != std::string::npos) ++paths["rows with a tail"];
     if (code.find("cr_t = select(") != std::string::npos) ++paths["rows with a narrow tail"];
+    if (code.find("fb[ii * ") != std::string::npos) ++paths["edge steps looping into a tile"];
+    if (code.find("(rq0 ? ") != std::string::npos) ++paths["edge steps in quarters"];
   }
-  for (const char* path : {"transpose16", "transpose8", "transpose4", "rows", "scalar", "rows with a tail", "rows with a narrow tail"})
+  for (const char* path : {"transpose16", "transpose8", "transpose4", "rows", "scalar", "rows with a tail", "rows with a narrow tail",
+                           "edge steps looping into a tile", "edge steps in quarters"})
     EXPECT_GT(paths[path], 0) << "no case reached the " << path << " path";
   run_batch(*e, cases, true, "tiled");
 }

@@ -271,6 +271,7 @@ TEST(Sweep, EveryImplementationInBothTunings) {
   std::map<std::string, int> per_impl;
   std::set<std::string> seen;
   size_t same = 0, streamed_lines = 0;
+  std::map<std::string, int> edge_steps;  // tiled's two forms of steps with columns the source lacks, per tuning
   for (const Sweep& s : cases)
     for (const auto& impl : KernelSelector::instance().impls())
       for (const char* tuning : {"cpu", "gpu"}) {
@@ -284,17 +285,23 @@ TEST(Sweep, EveryImplementationInBothTunings) {
           // Streamed transposes whose column lines take unrolled steps (transpose_loops()).
           const std::string& code = kd.source.code;
           streamed_lines += kd.streams && code.find("const IDX_T ia1 = ia + ") != std::string::npos;
+          if (code.find("fb[ii * ") != std::string::npos) ++edge_steps[std::string(tuning) + " tuning, a loop into a private tile"];
+          if (code.find("(rq0 ? ") != std::string::npos) ++edge_steps[std::string(tuning) + " tuning, quarters written out"];
           planned.push_back({&s, std::move(kd), std::string(tuning) + " tuning, cache " + std::to_string(cache)});
           ++per_impl[impl->name()];
         }
       }
   for (const auto& impl : KernelSelector::instance().impls()) EXPECT_GT(per_impl[impl->name()], 0) << impl->name();
   EXPECT_GT(streamed_lines, 0u) << "no streamed transpose with unrolled steps";
+  for (const char* tuning : {"cpu", "gpu"})
+    for (const char* form : {" tuning, a loop into a private tile", " tuning, quarters written out"})
+      EXPECT_GT(edge_steps[tuning + std::string(form)], 0) << "no tiled edge steps in the " << tuning << form;
   const int failures = run_all(*e, planned);
   EXPECT_EQ(failures, 0) << "of " << planned.size() << " runs";
   std::printf("sweep: %zu cases, %zu runs (case x implementation x tuning x cache), %d failed; %zu more planned "
               "the same kernel and launch as one of these; %zu streamed transposes of unrolled steps\n", cases.size(),
               planned.size(), failures, same, streamed_lines);
+  for (const auto& [form, count] : edge_steps) std::printf("sweep: tiled's edge steps, %s: %d kernels\n", form.c_str(), count);
 }
 
 // The shape-agnostic kernel (plans passed at run time) on small cases of every family: blocked tails and
