@@ -387,13 +387,14 @@ std::vector<std::string> transpose_loops(const ReorderParams& p, const Permutati
   auto step = [&](const std::string& ia, const std::string& tag) {
     Step out;
     std::vector<std::string> rows, row_ok;  // row_ok (keep): rows that may be padding, as named flags
-    // The rolled loads: row ii's readable columns (rdm) where the row is valid, else zero, into a V x V tile.
+    // The checks that a row of A (at `row`) lies inside the source, as conditions to join.
     auto row_checks = [&](const std::string& row) {
       std::vector<std::string> ok = {"g_ok"};
       for (int ax : axes)
         if (a.has_axis(ax)) axis_checks(perm.axes[static_cast<size_t>(ax)], tile_coord(ax, a, Run{}, row, "0"), &ok, nullptr);
       return ok;
     };
+    // The rolled loads: row ii's readable columns (rdm) where the row is valid, else zero, into a V x V tile.
     if (rolled) {
       out.pre.push_back(st + " fb" + tag + "[" + num(vec * vec) + "];");
       out.pre.push_back("if (!rd) for (int ii = 0; ii < " + V + "; ++ii) { const bool rok = " + join_and(row_checks(ia + " + ii")) +

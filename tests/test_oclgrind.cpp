@@ -271,7 +271,9 @@ TEST(Sweep, EveryImplementationInBothTunings) {
   std::map<std::string, int> per_impl;
   std::set<std::string> seen;
   size_t same = 0, streamed_lines = 0;
-  std::map<std::string, int> edge_steps;  // tiled's two forms of steps with columns the source lacks, per tuning
+  // tiled's two forms of steps with columns the source lacks (transpose_loops()), counted per tuning.
+  const std::pair<const char*, const char*> edge_forms[] = {{"fb[ii * ", "a loop into a private tile"}, {"(rq0 ? ", "quarters written out"}};
+  std::map<std::string, int> edge_steps;
   for (const Sweep& s : cases)
     for (const auto& impl : KernelSelector::instance().impls())
       for (const char* tuning : {"cpu", "gpu"}) {
@@ -285,8 +287,8 @@ TEST(Sweep, EveryImplementationInBothTunings) {
           // Streamed transposes whose column lines take unrolled steps (transpose_loops()).
           const std::string& code = kd.source.code;
           streamed_lines += kd.streams && code.find("const IDX_T ia1 = ia + ") != std::string::npos;
-          if (code.find("fb[ii * ") != std::string::npos) ++edge_steps[std::string(tuning) + " tuning, a loop into a private tile"];
-          if (code.find("(rq0 ? ") != std::string::npos) ++edge_steps[std::string(tuning) + " tuning, quarters written out"];
+          for (const auto& [mark, form] : edge_forms)
+            if (code.find(mark) != std::string::npos) ++edge_steps[std::string(tuning) + " tuning, " + form];
           planned.push_back({&s, std::move(kd), std::string(tuning) + " tuning, cache " + std::to_string(cache)});
           ++per_impl[impl->name()];
         }
@@ -294,8 +296,8 @@ TEST(Sweep, EveryImplementationInBothTunings) {
   for (const auto& impl : KernelSelector::instance().impls()) EXPECT_GT(per_impl[impl->name()], 0) << impl->name();
   EXPECT_GT(streamed_lines, 0u) << "no streamed transpose with unrolled steps";
   for (const char* tuning : {"cpu", "gpu"})
-    for (const char* form : {" tuning, a loop into a private tile", " tuning, quarters written out"})
-      EXPECT_GT(edge_steps[tuning + std::string(form)], 0) << "no tiled edge steps in the " << tuning << form;
+    for (const auto& [mark, form] : edge_forms)
+      EXPECT_GT(edge_steps[std::string(tuning) + " tuning, " + form], 0) << "no tiled edge steps as " << form << " in the " << tuning << " tuning";
   const int failures = run_all(*e, planned);
   EXPECT_EQ(failures, 0) << "of " << planned.size() << " runs";
   std::printf("sweep: %zu cases, %zu runs (case x implementation x tuning x cache), %d failed; %zu more planned "
