@@ -296,14 +296,15 @@ CR_ROUNDPS_WIDTHS(cr_f32_trunc, 11)
 // rounding in the immediate's mode, 0 to nearest even, 3 toward zero, whatever MXCSR says; overflow to inf or,
 // truncating, to the largest finite value; subnormals exact; NaN quiet with its sign and top payload bits,
 // as CR_E5_NAN), so every _canonical, _finite and _normal form is the one instruction, the first with one
-// select on the result. Other devices (GPUs, Oclgrind) keep the bit operations; the device tests compare
-// both against the same host reference. Built with -D CR_SOFTWARE_F16 the bit operations run here too.
-// Built with -D CR_HALF_BUILTINS: OpenCL's own vstore_half/vload_half (core since 1.0, no cl_khr_fp16 needed),
-// which a GPU without F16C runs as its conversion instruction (NVIDIA's reports no cl_khr_fp16, so the bit
-// operations ran there: an i8 -> f16 dequantization at 0.25 of its plain twin on an H100). Opt-in until timed
-// on a GPU (`clreorder_ab --options '-D CR_HALF_BUILTINS'`). Rounding, overflow and subnormals are IEEE's in
-// both directions; a NaN's result bits are the spec's choice, so they are rebuilt from the input as the bit
-// operations give them (sign, quiet bit, top payload bits; widening keeps every payload bit).
+// select on the result. Every other device (GPUs, Oclgrind, other CPUs) gets OpenCL's own
+// vstore_half/vload_half (core since 1.0, no cl_khr_fp16 needed), which a GPU runs as its conversion
+// instruction: on an H200 0.87-0.96x the time of the bit operations on three f16 conversions and 1.27x the
+// speed on an i8 -> f16 dequantization (NVIDIA reports no cl_khr_fp16; `clreorder_ab --options`), on PoCL
+// here 0.82x (F16C's instruction stays faster there). -D CR_HALF_BUILTINS picks them on x86 too. Rounding,
+// overflow and subnormals are IEEE's in both directions; a NaN's result bits are the spec's choice, so they
+// are rebuilt from the input as the bit operations give them (sign, quiet bit, top payload bits; widening
+// keeps every payload bit). -D CR_SOFTWARE_F16 builds the bit operations anywhere. The device tests compare
+// all three against the same host reference.
 // The forms a conversion instruction RAW gives alike: _finite and _normal are the instruction, _canonical one
 // select on its result.
 #define CR_F16_HW_FORMS(N, SUF, R, RAW)                                                                    \
@@ -313,7 +314,7 @@ CR_ROUNDPS_WIDTHS(cr_f32_trunc, 11)
     const ushort##N h = RAW##SUF(f);                                                                       \
     return select(h, (ushort##N)0x7e00u, convert_ushort##N((h & (ushort)0x7fffu) > (ushort)0x7c00u));       \
   }
-#if defined(CR_HALF_BUILTINS) && !defined(CR_SOFTWARE_F16)
+#if !defined(CR_SOFTWARE_F16) && (defined(CR_HALF_BUILTINS) || !(defined(__clang__) && defined(__F16C__)))
 #define CR_HB_FORMS(N, SUF, R, MODE)                                                                       \
   static inline ushort##N cr_hb_##MODE##SUF(float##N f) {                                                  \
     ushort##N h;                                                                                           \

@@ -10,8 +10,8 @@
 #
 # `bench` runs the four tables; suite, fused, views and impls each run one of them (impls first: the
 # implementations side by side are what a device's ranks are read from); batch times perf/batches' lists
-# one launch each against one batched launch; ab runs perf/gpu_ab.txt's interleaved A/B timings; fused-half
-# the fused table with f16 through the vstore_half builtins (CLREORDER_BUILD_OPTIONS=-DCR_HALF_BUILTINS).
+# one launch each against one batched launch; ab runs perf/gpu_ab.txt's interleaved A/B timings; fused-bits
+# the fused table with f16 in bit operations (CLREORDER_BUILD_OPTIONS=-DCR_SOFTWARE_F16), the builtins' alternative.
 #
 # The tests find the CLI at the build directory's absolute path compiled into them: `run` links that path to
 # the unpacked build when nothing is there. Environment on `run`: CLREORDER_DEVICE (default nvidia),
@@ -90,16 +90,16 @@ run)
         [ "$(tail -1 "$f")" = "exit 0" ] || status=1
       done
       ;;
-    bench|suite|fused|views|impls|fused-half)
+    bench|suite|fused|views|impls|fused-bits)
       export CLREORDER_CACHE_DIR=$root/kernel-cache
       kinds=$phase
       [ "$phase" = bench ] && kinds="suite fused views impls"
       for kind in $kinds; do
-        flag=--${kind%-half}
+        flag=--${kind%-bits}
         [ $kind = suite ] && flag=
-        # fused-half: the fused table with f16 through the vstore_half builtins (CLREORDER_BUILD_OPTIONS).
+        # fused-bits: the fused table with f16 in bit operations rather than vstore_half (CLREORDER_BUILD_OPTIONS).
         opts=
-        [ $kind = fused-half ] && opts=-DCR_HALF_BUILTINS
+        [ $kind = fused-bits ] && opts=-DCR_SOFTWARE_F16
         mkdir -p "$out/$kind"
         # Each row as it is measured into log.txt, so a table cut off by the limit still brings its rows back.
         CLREORDER_BUILD_OPTIONS=$opts timeout -s KILL "${BENCH_LIMIT:-300}" "$bin/perf/clreorder_suite" $flag --runs "${RUNS:-25}" \
@@ -125,7 +125,7 @@ run)
         timeout -s KILL "${BENCH_LIMIT:-300}" "$bin/perf/clreorder_ab" $line 2>&1 | tee -a "$out/ab/ab.txt" | grep -E '^variant|error'
       done
       ;;
-    *) echo "unknown phase '$phase' (tests, bench, suite, fused, fused-half, views, impls, batch, ab)"; status=2 ;;
+    *) echo "unknown phase '$phase' (tests, bench, suite, fused, fused-bits, views, impls, batch, ab)"; status=2 ;;
     esac
   done
   exit $status
