@@ -15,18 +15,20 @@ namespace clreorder {
 
 namespace {
 
-// The calls of items [lo, hi) as a binary search on the work-item index g over their ranges' starts.
-void dispatch_tree(const std::vector<std::string>& calls, const std::vector<size_t>& start, size_t lo, size_t hi,
-                   const std::string& indent, std::vector<std::string>& out) {
+// The calls of items [lo, hi) as a binary search on the work-group index w over their ranges' starts (each a
+// multiple of the group size `group`): on the group's index, so that a compiler sees each branch taken by a
+// whole group.
+void dispatch_tree(const std::vector<std::string>& calls, const std::vector<size_t>& start, size_t group, size_t lo,
+                   size_t hi, const std::string& indent, std::vector<std::string>& out) {
   if (hi - lo == 1) {
     out.push_back(indent + calls[lo]);
     return;
   }
   const size_t mid = (lo + hi) / 2;
-  out.push_back(indent + "if (g < " + num(static_cast<int64_t>(start[mid])) + "ul) {");
-  dispatch_tree(calls, start, lo, mid, indent + "  ", out);
+  out.push_back(indent + "if (w < " + num(static_cast<int64_t>(start[mid] / group)) + "ul) {");
+  dispatch_tree(calls, start, group, lo, mid, indent + "  ", out);
   out.push_back(indent + "} else {");
-  dispatch_tree(calls, start, mid, hi, indent + "  ", out);
+  dispatch_tree(calls, start, group, mid, hi, indent + "  ", out);
   out.push_back(indent + "}");
 }
 
@@ -57,23 +59,30 @@ KernelData batch_kernel(const std::vector<KernelData>& items, const std::vector<
     used[s] = used[d] = true;
   }
   if (std::find(used.begin(), used.end(), false) != used.end()) throw Error("internal: batch_kernel got an unused buffer argument");
-  // The group size of the item with the most work-items: every range is a multiple of it.
-  size_t local = 1, widest = 0;
+  // The group size: that of the items that stage through a local tile (their groups must be whole, and
+  // all of one size: ReorderParams::batch_item), else that of the item with the most work-items. Every
+  // range is a multiple of it; the other items' kernels take any.
+  size_t local = 1, widest = 0, tile_bytes = 0, tiled_group = 0;
   for (const KernelData& kd : items) {
     if (!kd.plan_args.empty() || kd.global.size() != 1 || kd.local.size() != 1)
       throw Error("implementation '" + kd.impl + "' cannot run inside a batch (it takes a run-time plan or a " +
                   "multi-dimensional range)");
-    if (!kd.batchable)
-      throw Error("implementation '" + kd.impl + "' cannot run inside a batch (its kernel declares work-group local " +
-                  "memory, which a function cannot)");
+    if (kd.local_bytes) {
+      if (tiled_group && kd.local[0] != tiled_group)
+        throw Error("implementation '" + kd.impl + "' cannot run inside this batch: its work-groups of " + n(kd.local[0]) +
+                    " share a local tile, another item's are " + n(tiled_group) + " (plan batch items with ReorderParams::batch_item)");
+      tiled_group = kd.local[0];
+      tile_bytes = std::max(tile_bytes, kd.local_bytes);
+    }
     if (kd.global[0] > widest) {
       widest = kd.global[0];
       local = kd.local[0];
     }
   }
+  if (tiled_group) local = tiled_group;
   std::string functions = embedded_kernel("reorder_batch_begin.cl");
   std::map<std::string, std::string> renamed;  // kernel entry -> its function's name (one per distinct kernel)
-  std::vector<std::string> calls, args;
+  std::vector<std::string> calls, after, args;  // after: each item's part past the barrier, if any
   for (size_t b = 0; b < buffer_count; ++b) args.push_back("__global uchar* b" + n(b) + ",");
   std::vector<size_t> start;
   size_t total = 0;
@@ -90,19 +99,38 @@ KernelData batch_kernel(const std::vector<KernelData>& items, const std::vector<
       functions += code;
       it = renamed.emplace(ks.entry, fn).first;
     }
-    calls.push_back(it->second + "((__global const " + cl_type(types[k].first) + "*)b" + n(buffers[k].first) +
-                    ", (__global " + cl_type(types[k].second) + "*)b" + n(buffers[k].second) + ", bases[" + n(2 * k) +
-                    "], bases[" + n(2 * k + 1) + "], g - " + n(total) + "ul);");
+    const std::string args_k = "((__global const " + cl_type(types[k].first) + "*)b" + n(buffers[k].first) + ", (__global " +
+                               cl_type(types[k].second) + "*)b" + n(buffers[k].second) + ", bases[" + n(2 * k) + "], bases[" +
+                               n(2 * k + 1) + "], g - " + n(total) + "ul";
+    if (items[k].local_bytes) {
+      // Its two passes, the batch kernel's barrier between them (kernels_cl/reorder_local.cl says why).
+      const std::string tile = ", (__local " + cl_type(types[k].second) + "*)cr_batch_tile);";
+      calls.push_back(it->second + "_load" + args_k + tile);
+      after.push_back(it->second + "_store" + args_k + tile);
+    } else {
+      calls.push_back(it->second + args_k + ");");
+      after.push_back(";");
+    }
     start.push_back(total);
     total += round_up(items[k].global[0], local);
   }
   functions += embedded_kernel("reorder_batch_end.cl");
-  std::vector<std::string> tree;
-  dispatch_tree(calls, start, 0, calls.size(), "", tree);
+  std::vector<std::string> tree, second;
+  dispatch_tree(calls, start, local, 0, calls.size(), "", tree);
+  if (tile_bytes) {
+    second.push_back("barrier(CLK_LOCAL_MEM_FENCE);");
+    dispatch_tree(after, start, local, 0, after.size(), "", second);
+  }
   Jit jit;
-  jit.def("KERNEL_NAME", "reorder_batch").def("BATCH_ARGS", macro_lines(args)).def("BATCH_DISPATCH(g)", macro_lines(tree));
+  const std::string tile = tile_bytes ? ", __local ulong* cr_batch_tile" : "";
+  jit.def("KERNEL_NAME", "reorder_batch")
+      .def("BATCH_ARGS", macro_lines(args))
+      .def("BATCH_TILE", tile)
+      .def("BATCH_DISPATCH(g)", macro_lines(tree))
+      .def("BATCH_AFTER_BARRIER(g)", macro_lines(second));
   KernelData kd;
   kd.impl = "batch";
+  kd.local_bytes = tile_bytes;
   kd.streams = std::any_of(items.begin(), items.end(), [](const KernelData& item) { return item.streams; });
   kd.source = named_by_text("reorder_batch", jit, embedded_kernel("reorder_batch.cl"));
   kd.source.code = functions + kd.source.code;

@@ -48,10 +48,6 @@ struct LocalPlan {
 
 LocalPlan make_plan(const ReorderParams& p) {
   LocalPlan lp;
-  if (p.batch_item) {
-    lp.reject = "a batch runs its items as functions of one kernel, and local memory belongs to a kernel";
-    return lp;
-  }
   lp.perm = make_permutation(p.src, p.dst, indexed_axes(p.conversion));
   lp.reject = lp.perm.reject.empty() ? reject_conversion(p, lp.perm, false, true) : lp.perm.reject;
   if (!lp.reject.empty()) return lp;
@@ -75,8 +71,9 @@ LocalPlan make_plan(const ReorderParams& p) {
   // costs its iterations and its saved context (2 x 2 and 3 x 3 windows in groups of 8 and 16: 0.28x and
   // 0.49-0.56x the time of the former least, 32; perf/clreorder_ab), and on GPUs a group under a wavefront
   // takes one wavefront as a group of 32 does, with the same lanes at work.
+  // A batch's groups are one size for all its items, so a batch item keeps the configured count.
   size_t local = cfg.local;
-  while (local > 8 && local / 2 >= static_cast<size_t>(count)) local /= 2;
+  while (!p.batch_item && local > 8 && local / 2 >= static_cast<size_t>(count)) local /= 2;
   while (p.device.max_work_group && local > p.device.max_work_group) local /= 2;
   lp.local = local;
   return lp;
@@ -270,7 +267,7 @@ class LocalReorder : public ReorderImpl {
     const int64_t grid_count = extent_product(lp.grid);
     KernelData kd;
     kd.impl = name();
-    kd.batchable = false;
+    kd.local_bytes = static_cast<size_t>(count + count / kBankRow) * size_of(dt);
     const Permutation& perm = lp.perm;
     Jit jit = reorder_jit(
         p, "reorder_local", kd,

@@ -5,3 +5,4 @@
 #define CR_ITEM_ARG
 #undef CR_WORK_ITEM
 #define CR_WORK_ITEM get_global_id(0)
+#undef CR_BATCH_ITEM

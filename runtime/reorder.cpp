@@ -135,6 +135,7 @@ struct Dispatch {
   cl::NDRange global, local;
   cl::Buffer plans;  // a shape-agnostic kernel's plans table, made once per problem and context
   std::vector<std::string> item_impls;  // a batch kernel's: the implementation of each of its items
+  size_t local_bytes = 0;                // a batch kernel's local tile, its last argument (KernelData::local_bytes)
   std::atomic<bool> launched{false};  // its first launch was noted (PoCL finishes compiling a kernel then)
 };
 
@@ -299,6 +300,7 @@ std::shared_ptr<Dispatch> record_dispatch(const cl::Context& ctx, const cl::Devi
   d->global = kd.global_range();
   d->local = kd.local_range();
   d->plans = plans_buffer(ctx, kd);
+  d->local_bytes = kd.local_bytes;
   std::lock_guard<std::mutex> guard(dispatch_table().mutex);
   dispatch_table().entries.emplace(key, d);
   return d;
@@ -955,6 +957,7 @@ BatchResult enqueue_batch(const cl::CommandQueue& queue, const std::vector<Batch
       events.push_back(launch(queue, *d, opt.wait_list, events_made(opt), [&](cl::Kernel& k) {
         for (size_t j = 0; j < args.size(); ++j) k.setArg(static_cast<cl_uint>(j), args[j]);
         k.setArg(static_cast<cl_uint>(args.size()), table);
+        if (d->local_bytes) k.setArg(static_cast<cl_uint>(args.size() + 1), cl::Local(d->local_bytes));
       }));
       res.impls.insert(res.impls.end(), d->item_impls.begin(), d->item_impls.end());
       ++res.launches;

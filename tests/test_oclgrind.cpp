@@ -391,7 +391,7 @@ namespace {
 // offsets) with its first visible source: the items' kernels are the ones checked above, so what is checked
 // here is the batch's dispatch, its arguments and its offsets table.
 int run_batches(const Engine& e, const std::vector<Sweep>& cases, const DeviceInfo& dev, const std::string& impl, size_t* items) {
-  // Planned as batch items, as reorder_batch() plans them (local declines them).
+  // Planned as batch items, as reorder_batch() plans them (local keeps its configured group size).
   auto item = [&](const Sweep& s) {
     ReorderParams p{s.c.src, s.c.dst, dev, s.c.conversion};
     p.batch_item = true;
@@ -431,6 +431,7 @@ int run_batches(const Engine& e, const std::vector<Sweep>& cases, const DeviceIn
       LockedKernel k = ProgramCache::instance().kernel(e.context(), e.device(), kd.source);
       for (size_t a = 0; a < args.size(); ++a) k.kernel.setArg(static_cast<cl_uint>(a), args[a]);
       k.kernel.setArg(static_cast<cl_uint>(args.size()), table);
+      if (kd.local_bytes) k.kernel.setArg(static_cast<cl_uint>(args.size() + 1), cl::Local(kd.local_bytes));
       e.queue().enqueueNDRangeKernel(k.kernel, cl::NullRange, kd.global_range(), kd.local_range());
     });
     if (!err.empty() && ++failures <= 20) ADD_FAILURE() << (impl.empty() ? "selector's choice" : impl) << ", batch: " << err;

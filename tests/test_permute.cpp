@@ -468,14 +468,42 @@ TEST(Selector, LocalFirstOnGpus) {
     }
   ReorderParams item{bfyx, Layout(format_from_name("byxf"), T::f16, shape), tuned_device("gpu"), {}};
   item.batch_item = true;
-  EXPECT_NE(KernelSelector::instance().find("local")->reject(item).find("batch"), std::string::npos);
-  // Planned outside a batch, its kernel is still refused by one.
-  const KernelData kd = plan_reorder(tuned_device("gpu"), item.src, item.dst, "local");
+  EXPECT_EQ(KernelSelector::instance().find("local")->reject(item), "");
+  // Inside a batch its groups are the batch's, one size for every item that stages through a tile: a small
+  // tile's item keeps the configured 256 there (16 alone), the batch takes the largest tile as a local
+  // argument, and items planned apart with other group sizes are refused by name.
+  const Layout window(format_from_name("oiyx"), T::f32, {33, 17, 3, 3});
+  ReorderParams small{window, Layout(format_from_name("os_is_yx_isv16_osv16"), T::f32, window.dims()), tuned_device("gpu"), {}};
+  small.batch_item = true;
+  const KernelData big_item = KernelSelector::instance().select(item, "local");
+  const KernelData small_item = KernelSelector::instance().select(small, "local");
+  const KernelData tiled_item = KernelSelector::instance().select(small, "tiled");
+  EXPECT_EQ(big_item.local, std::vector<size_t>{256});
+  EXPECT_EQ(small_item.local, std::vector<size_t>{256});
+  EXPECT_GT(big_item.local_bytes, small_item.local_bytes);
+  EXPECT_EQ(tiled_item.local_bytes, 0u);
+  const KernelData batch = batch_kernel({tiled_item, small_item, big_item}, {{T::f32, T::f32}, {T::f32, T::f32}, {T::f16, T::f16}},
+                                        {{0, 1}, {0, 2}, {3, 4}}, 5, tuned_device("gpu"));
+  EXPECT_EQ(batch.local, std::vector<size_t>{256});
+  EXPECT_EQ(batch.local_bytes, big_item.local_bytes);
+  // The two `local` items' passes as functions with the batch kernel's one barrier between them, at its top
+  // level: PoCL 3.1 left blocks of small-tile items unwritten with the barrier inside an item's function
+  // (NOTES, "local inside batches"), a race the sweep's batches catch only now and then.
+  auto occurrences = [&](const std::string& what) {
+    size_t count = 0;
+    for (size_t at = batch.source.code.find(what); at != std::string::npos; at = batch.source.code.find(what, at + 1)) ++count;
+    return count;
+  };
+  EXPECT_EQ(occurrences("__local ulong* cr_batch_tile"), 1u);
+  EXPECT_EQ(occurrences("_item_load(("), 2u);
+  EXPECT_EQ(occurrences("_item_store(("), 2u);
+  EXPECT_EQ(occurrences("#define BATCH_AFTER_BARRIER(g) barrier(CLK_LOCAL_MEM_FENCE);"), 1u);
   try {
-    batch_kernel({kd}, {{T::f16, T::f16}}, {{0, 1}}, 2, tuned_device("gpu"));
-    ADD_FAILURE() << "a batch took local's kernel";
+    batch_kernel({big_item, plan_reorder(tuned_device("gpu"), small.src, small.dst, "local")}, {{T::f16, T::f16}, {T::f32, T::f32}},
+                 {{0, 1}, {2, 3}}, 4, tuned_device("gpu"));
+    ADD_FAILURE() << "a batch took tiles of two group sizes";
   } catch (const Error& err) {
-    EXPECT_NE(std::string(err.what()).find("local memory"), std::string::npos) << err.what();
+    EXPECT_NE(std::string(err.what()).find("work-groups of 16"), std::string::npos) << err.what();
   }
   EXPECT_NE(plan_reorder(tuned_device("gpu"), bfyx, Layout(format_from_name("byxf"), T::u4, shape)).impl, "local");
   // Its group size is the host's to keep, not the kernel's to require: with reqd_work_group_size, PoCL 3.1

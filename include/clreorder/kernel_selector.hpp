@@ -18,7 +18,8 @@ struct ReorderParams {
   Layout dst;             ///< the destination layout
   DeviceInfo device;      ///< the device the kernel is for
   Conversion conversion;  ///< rounding and overflow rules of the type conversion, padding policy
-  /// The kernel runs as a function of a batch kernel (batch_kernel()), which takes no work-group local memory.
+  /// The kernel runs as a function of a batch kernel (batch_kernel()), whose work-groups are one size for
+  /// all its items: a kernel that stages through work-group local memory keeps its configured group size.
   bool batch_item = false;
 };
 
@@ -33,9 +34,10 @@ struct KernelData {
   /// The run-time plans table of a shape-agnostic kernel (its fifth argument, a buffer of longs: see
   /// plans_buffer()); empty for kernels compiled for one shape.
   std::vector<int64_t> plan_args;
-  /// Whether it may run as a function of a batch kernel (batch_kernel()): false where it declares work-group
-  /// local memory, which only a kernel can.
-  bool batchable = true;
+  /// Bytes of work-group local memory it stages through (local's tile); 0: none. A batch kernel with such
+  /// items takes one more argument after its offsets table, local memory of its own local_bytes (the largest
+  /// item's, set with cl::Local), and runs in such items' group size.
+  size_t local_bytes = 0;
   /// Whether some of its stores stream past the cache (non-temporal, where stream_pays() holds: tiled's
   /// vector stores and the copy kernel's; a batch kernel when one of its items does).
   bool streams = false;
