@@ -299,8 +299,9 @@ CR_ROUNDPS_WIDTHS(cr_f32_trunc, 11)
 // select on the result. Every other device (GPUs, Oclgrind, other CPUs) gets OpenCL's own
 // vstore_half/vload_half (core since 1.0, no cl_khr_fp16 needed), which a GPU runs as its conversion
 // instruction: on an H200 0.87-0.96x the time of the bit operations on three f16 conversions and 1.27x the
-// speed on an i8 -> f16 dequantization (NVIDIA reports no cl_khr_fp16; `clreorder_ab --options`), on PoCL
-// here 0.82x (F16C's instruction stays faster there). -D CR_HALF_BUILTINS picks them on x86 too. Rounding,
+// speed on an i8 -> f16 conversion (NVIDIA reports no cl_khr_fp16; `clreorder_ab --options`), on PoCL here
+// 0.82x the bit operations' time, where F16C's instruction, the default there, is faster still.
+// -D CR_HALF_BUILTINS picks them on x86 too. Rounding,
 // overflow and subnormals are IEEE's in both directions; a NaN's result bits are the spec's choice, so they
 // are rebuilt from the input as the bit operations give them (sign, quiet bit, top payload bits; widening
 // keeps every payload bit). -D CR_SOFTWARE_F16 builds the bit operations anywhere. The device tests compare

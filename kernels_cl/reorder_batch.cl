@@ -7,9 +7,9 @@
 // comma: items packed into shared buffers cost no more arguments), BATCH_TILE (nothing, or the local-memory
 // argument the host sizes to the largest tile of the items that stage through one: KernelData::local_bytes),
 // BATCH_DISPATCH(g) (a binary search over the ranges, on the group index w, that calls the item's function,
-// or a tiled item's first pass, with its buffers, its element offsets from `bases`, g less its range's start
-// and the tile), BATCH_AFTER_BARRIER(g) (nothing, or the barrier every group meets and the same search
-// calling the tiled items' second passes).
+// or the first pass of one that stages through a tile, with its buffers, its element offsets from `bases`,
+// g less its range's start and the tile), BATCH_AFTER_BARRIER(g) (nothing, or the barrier every group meets
+// and the same search calling those items' second passes).
 __kernel void KERNEL_NAME(BATCH_ARGS __global const ulong* restrict bases BATCH_TILE) {
   const ulong g = get_global_id(0), w = get_group_id(0);
   BATCH_DISPATCH(g)

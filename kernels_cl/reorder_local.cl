@@ -8,10 +8,6 @@
 // (per-index parameters, indexed by padded coordinate).
 CR_VALUE_TABLES
 
-// No reqd_work_group_size: PoCL 3.1 then keys the work-group function it compiles for a program's binary
-// (CL_PROGRAM_BINARIES, which the kernel cache stores) like a launch's, and a later launch's release found
-// that entry and aborted the process (pocl_release_dlhandle_cache: `found->ref_count > 0`). The host always
-// launches groups of LOCAL_SIZE.
 // A group's start, for both passes: its index (inside a batch its item's, counted from the item's range; the
 // range is exactly GRID_COUNT groups of LOCAL_SIZE, so every group has a tile) decoded into the offsets.
 // src_wide / dst_wide: whole words of 8- and 16-bit elements where the bases keep them aligned.
@@ -38,6 +34,10 @@ void CR_CAT(KERNEL_NAME, _store)(CR_REORDER_ARGS, __local DST_T* cr_tile) {
   TILE_SUMS
 }
 #else
+// No reqd_work_group_size: PoCL 3.1 then keys the work-group function it compiles for a program's binary
+// (CL_PROGRAM_BINARIES, which the kernel cache stores) like a launch's, and a later launch's release found
+// that entry and aborted the process (pocl_release_dlhandle_cache: `found->ref_count > 0`). The host always
+// launches groups of LOCAL_SIZE.
 __kernel void KERNEL_NAME(CR_REORDER_ARGS) {
   __local DST_T cr_tile[TILE_SLOTS];
   CR_LOCAL_BEGIN
