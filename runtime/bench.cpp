@@ -199,7 +199,7 @@ std::string BatchBenchResult::json() const {
 }
 
 BatchBenchResult bench_batch(const Engine& engine, const std::vector<std::pair<Layout, Layout>>& pairs,
-                             const std::string& force, int runs, const Conversion& conv) {
+                             const std::string& force, int runs, const Conversion& conv, size_t launch_items) {
   if (runs < 1) throw Error("bench: runs must be at least 1, got " + std::to_string(runs));
   if (pairs.empty()) throw Error("bench: the batch lists no reorder");
   BatchBenchResult r;
@@ -235,6 +235,7 @@ BatchBenchResult bench_batch(const Engine& engine, const std::vector<std::pair<L
     opt.conversion = conv;
     opt.policy = CompilePolicy::wait;  // both forms on their specialised kernels
     opt.make_event = false;             // ordered by the in-order queue, as a model's load would be
+    opt.batch_launch_items = launch_items;
     auto one_by_one = [&] {
       for (const BatchItem& it : items) reorder(engine, it.src, it.src_offset, it.src_layout, it.dst, it.dst_offset, it.dst_layout, opt);
       q.finish();

@@ -875,8 +875,9 @@ BatchResult enqueue_batch(const cl::CommandQueue& queue, const std::vector<Batch
       std::vector<std::shared_ptr<Dispatch>> each;   // then the items' own (shape-agnostic) kernels, launched one by one
     };
     std::vector<Launch> launches;
+    const size_t per_launch = opt.batch_launch_items ? std::min(opt.batch_launch_items, kMaxBatchItems) : kMaxBatchItems;
     for (size_t first = 0, n = 0; first < items.size(); first += n) {
-      // This launch's items: up to kMaxBatchItems while their distinct buffers fit the device's arguments.
+      // This launch's items: up to per_launch while their distinct buffers fit the device's arguments.
       std::vector<cl::Buffer> args;
       std::vector<std::pair<size_t, size_t>> buffers;
       auto argument = [&args](const cl::Buffer& b) {
@@ -885,7 +886,7 @@ BatchResult enqueue_batch(const cl::CommandQueue& queue, const std::vector<Batch
         args.push_back(b);
         return args.size() - 1;
       };
-      for (n = 0; first + n < items.size() && n < kMaxBatchItems; ++n) {
+      for (n = 0; first + n < items.size() && n < per_launch; ++n) {
         const BatchItem& it = items[first + n];
         const size_t had = args.size();
         const std::pair<size_t, size_t> b{argument(it.src), argument(it.dst)};

@@ -371,6 +371,21 @@ TEST(Cli, JsonOfDeviceCommands) {
   EXPECT_EQ(batch["exact"], true);
   EXPECT_EQ(batch["impls"].size(), 3u);
   EXPECT_GT(batch["speedup"].get<double>(), 0.0);
+  // At most two items per launch: two launches, each item still exact; the bound refused outside 1..64 and
+  // without a list.
+  r = run({"bench", "--batch", list, "--runs=1", "--json", "--launch-items", "2"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(Json::parse(r.out)["launches"], 2);
+  EXPECT_EQ(Json::parse(r.out)["exact"], true);
+  for (const auto& [args, message] : std::vector<std::pair<std::vector<std::string>, std::string>>{
+           {{"bench", "--batch", list, "--launch-items", "0"}, "--launch-items '0': expected a whole number from 1 to 64"},
+           {{"bench", "--batch", list, "--launch-items", "65"}, "--launch-items '65': expected a whole number from 1 to 64"},
+           {{"bench", "--from", "bfyx", "--to", "byxf", "--shape", "1,2,3,4", "--launch-items", "2"},
+            "--launch-items splits a --batch list's launches: give --batch FILE"}}) {
+    r = run(args);
+    EXPECT_EQ(r.status, 2) << message;
+    EXPECT_NE(r.err.find(message), std::string::npos) << r.err;
+  }
   r = run({"bench", "--batch", list, "--shape", "1,2,3,4"});
   EXPECT_EQ(r.status, 2);
   EXPECT_NE(r.err.find("--shape goes in the --batch file's lines"), std::string::npos) << r.err;

@@ -249,7 +249,8 @@ TEST(DeviceWeights, QuantizedPerChannelInOneLaunch) {
   }
 }
 
-// More items than one launch takes: split into launches of kMaxBatchItems, one event for all of them.
+// More items than one launch takes: split into launches of kMaxBatchItems (or the caller's bound), one event for
+// all of them.
 // Under `background`, a new list runs item by item until its batch kernel is compiled, then batched.
 TEST(DeviceWeights, BatchesSplitAtTheDeviceLimitAndCompileInTheBackground) {
   REQUIRE_DEVICE(e);
@@ -265,6 +266,14 @@ TEST(DeviceWeights, BatchesSplitAtTheDeviceLimitAndCompileInTheBackground) {
   BatchResult r = reorder_batch(*e, p.items, with_policy(CompilePolicy::wait));
   EXPECT_EQ(r.launches, 2u);
   EXPECT_TRUE(r.batched);
+  EXPECT_EQ(compare_bytes(read_all(*e, p.dst, want.size()), want), "");
+  // A caller's bound on the items per launch (ReorderOptions::batch_launch_items): 70 items at most 16 a launch.
+  reset(*e, p);
+  ReorderOptions sixteen = with_policy(CompilePolicy::wait);
+  sixteen.batch_launch_items = 16;
+  r = reorder_batch(*e, p.items, sixteen);
+  EXPECT_EQ(r.launches, (cases.size() + 15) / 16);
+  EXPECT_EQ(r.impls.size(), cases.size());
   EXPECT_EQ(compare_bytes(read_all(*e, p.dst, want.size()), want), "");
 
   // A list no earlier call used (another shape): under `background`, exact at once, batched once compiled.

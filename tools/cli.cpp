@@ -25,6 +25,7 @@
 #include "clreorder/cache.hpp"
 #include "clreorder/error.hpp"
 #include "clreorder/format.hpp"
+#include "clreorder/kernel_selector.hpp"
 #include "clreorder/picture.hpp"
 #include "clreorder/reference.hpp"
 #include "clreorder/reorder.hpp"
@@ -756,12 +757,13 @@ int bench_batch_list(const Args& a, const CliOptions& o) {
   if (pairs.empty()) throw Error(path + ": no reorders listed");
   const Conversion conv = conversion_from(a, pairs.front().second);
   const int runs = static_cast<int>(a.count("runs", 25, 1, 100000));
+  const auto launch_items = static_cast<size_t>(a.count("launch-items", 0, 1, static_cast<int64_t>(kMaxBatchItems)));
   if (o.dry_run) return 0;
   Engine engine = Engine::open(a.get("device"));
   BatchBenchResult r;
   {
     const CompileProgress progress("compiling the batch's kernels (not in the kernel cache yet)");
-    r = bench_batch(engine, pairs, a.get("impl"), runs, conv);
+    r = bench_batch(engine, pairs, a.get("impl"), runs, conv, launch_items);
   }
   if (a.has("json")) {
     std::printf("%s\n", Json::parse(r.json()).dump(2).c_str());
@@ -835,6 +837,7 @@ int bench_every_impl(const Args& a, const CliOptions& o, const Pair& pr, int run
 }
 
 int cmd_bench(const Args& a, const CliOptions& o) {
+  if (a.has("launch-items") && !a.has("batch")) throw Error("--launch-items splits a --batch list's launches: give --batch FILE");
   if (a.has("batch")) {
     if (a.has("beside-plain")) throw Error("--beside-plain times one reorder, not a --batch list");
     if (a.has("every-impl") || a.has("keep")) throw Error("--every-impl and --keep time one reorder, not a --batch list");
@@ -1111,6 +1114,7 @@ struct CommandLine {
                       "where it beats the ranked choice by 10%, else the ranked one")
         .value("batch", "FILE", "instead of one reorder: the reorders FILE lists (as precompile's) one launch each "
                                 "against one batched launch, each result checked")
+        .value("launch-items", "N", "with --batch: at most N items per batched launch (default and most: 64)")
         .flag("json", "the result as JSON")
         .flag("verbose", "the kernel caches' counts on stderr afterwards");
     add_layout_options(source);

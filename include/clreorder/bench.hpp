@@ -101,8 +101,10 @@ struct BatchBenchResult {
 
 /// Times `pairs` as a model load runs them: every source packed into one buffer and every destination into
 /// another (offsets 64-byte aligned), run one reorder() per item then as one reorder_batch(), `runs` times
-/// each after warm-up; checks every destination byte of both forms against the host reference.
+/// each after warm-up; checks every destination byte of both forms against the host reference. launch_items:
+/// the batch's most items per launch (ReorderOptions::batch_launch_items).
 BatchBenchResult bench_batch(const Engine& engine, const std::vector<std::pair<Layout, Layout>>& pairs,
-                             const std::string& force = "", int runs = 25, const Conversion& conv = {});
+                             const std::string& force = "", int runs = 25, const Conversion& conv = {},
+                             size_t launch_items = 0);
 
 }  // namespace clreorder

@@ -46,6 +46,10 @@ struct ReorderOptions {
   /// buffers. The reorder zeroes it (a fill enqueued before the kernel, after the wait list), then the
   /// kernel adds every destination value to its sum.
   cl::Buffer compensation;
+  /// reorder_batch(): the most items one launch takes (0: kMaxBatchItems, the batch kernel's own limit; larger
+  /// values are that). Fewer items make each batch kernel smaller and its launch shorter, at a launch's cost
+  /// each: on a GPU a kernel carrying many items' code can run slower than its items would alone.
+  size_t batch_launch_items = 0;
 };
 
 /// What a reorder did.
