@@ -10,7 +10,7 @@
 #
 # `bench` runs the four tables; suite, fused, views and impls each run one of them (impls first: the
 # implementations side by side are what a device's ranks are read from); batch times perf/batches' lists
-# one launch each against one batched launch; ab runs perf/gpu_ab.txt's interleaved A/B timings; fused-bits
+# one launch each against batched launches (LAUNCH_ITEMS); ab runs perf/gpu_ab.txt's interleaved A/B timings; fused-bits
 # the fused table with f16 in bit operations (CLREORDER_BUILD_OPTIONS=-DCR_SOFTWARE_F16), the builtins' alternative.
 #
 # The tests find the CLI at the build directory's absolute path compiled into them: `run` links that path to
@@ -108,12 +108,16 @@ run)
       done
       ;;
     batch)
-      # Issue 15's many small reorders: each list of perf/batches one launch each against one batched launch.
+      # Issue 15's many small reorders: each list of perf/batches one launch each against batched launches of
+      # at most each of LAUNCH_ITEMS items (default 64, one launch per list; e.g. "64 16 4").
       mkdir -p "$out/batch"
       for f in perf/batches/*.txt; do
-        n=$(basename "$f" .txt)
-        timeout -s KILL "${BENCH_LIMIT:-300}" "$bin/clreorder" bench --batch "$f" --runs "${RUNS:-25}" --json > "$out/batch/$n.json" 2> "$out/batch/$n.err" || status=1
-        printf '%-20s %s\n' "$n" "$(grep -E '"(launches|one_by_one_ms|batched_ms|speedup|exact)"' "$out/batch/$n.json" | tr -d ' \n')"
+        for li in ${LAUNCH_ITEMS:-64}; do
+          n=$(basename "$f" .txt).$li
+          timeout -s KILL "${BENCH_LIMIT:-300}" "$bin/clreorder" bench --batch "$f" --launch-items "$li" --runs "${RUNS:-25}" --json \
+            > "$out/batch/$n.json" 2> "$out/batch/$n.err" || status=1
+          printf '%-24s %s\n' "$n" "$(grep -E '"(launches|one_by_one_ms|batched_ms|speedup|exact)"' "$out/batch/$n.json" | tr -d ' \n')"
+        done
       done
       ;;
     ab)
