@@ -264,17 +264,17 @@ class LocalReorder : public ReorderImpl {
     }
     store.push_back("}");
 
-    const int64_t grid_count = extent_product(lp.grid);
+    const int64_t grid_count = extent_product(lp.grid), slots = count + count / kBankRow;
     KernelData kd;
     kd.impl = name();
-    kd.local_bytes = static_cast<size_t>(count + count / kBankRow) * size_of(dt);
+    kd.local_bytes = static_cast<size_t>(slots) * size_of(dt);
     const Permutation& perm = lp.perm;
     Jit jit = reorder_jit(
         p, "reorder_local", kd,
         [&perm](int axis, int) { return padded_coord(perm, axis, "(v" + num(axis) + " + t" + num(axis) + ")"); },
         padded_shapes(perm));
     jit.def("LOCAL_SIZE", static_cast<int64_t>(lp.local))
-        .def("TILE_SLOTS", count + count / kBankRow)
+        .def("TILE_SLOTS", slots)
         .def("GRID_COUNT", grid_count)
         .def("GRID_DECODE(w)", macro_lines(grid_decode(perm, lp.grid, [](int) { return false; }, p.conversion.padding, false)))
         .def("TILE_LOAD", macro_lines(load))

@@ -610,6 +610,13 @@ void set_reorder_args(cl::Kernel& kernel, const cl::Buffer& src, uint64_t src_ba
   if (plans()) kernel.setArg(next, plans);
 }
 
+void set_batch_args(cl::Kernel& kernel, const std::vector<cl::Buffer>& buffers, const cl::Buffer& bases, size_t local_bytes) {
+  const auto n = static_cast<cl_uint>(buffers.size());
+  for (cl_uint a = 0; a < n; ++a) kernel.setArg(a, buffers[a]);
+  kernel.setArg(n, bases);
+  if (local_bytes) kernel.setArg(n + 1, cl::Local(local_bytes));
+}
+
 cl::Buffer plans_buffer(const cl::Context& context, const KernelData& kd) {
   if (kd.plan_args.empty()) return cl::Buffer();
   std::vector<cl_long> table(kd.plan_args.begin(), kd.plan_args.end());
@@ -955,11 +962,8 @@ BatchResult enqueue_batch(const cl::CommandQueue& queue, const std::vector<Batch
         bases.push_back(items[k].dst_offset / unit_bytes(items[k].dst_layout.data_type()));
       }
       const cl::Buffer table(ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, bases.size() * sizeof(cl_ulong), bases.data());
-      events.push_back(launch(queue, *d, opt.wait_list, events_made(opt), [&](cl::Kernel& k) {
-        for (size_t j = 0; j < args.size(); ++j) k.setArg(static_cast<cl_uint>(j), args[j]);
-        k.setArg(static_cast<cl_uint>(args.size()), table);
-        if (d->local_bytes) k.setArg(static_cast<cl_uint>(args.size() + 1), cl::Local(d->local_bytes));
-      }));
+      events.push_back(launch(queue, *d, opt.wait_list, events_made(opt),
+                              [&](cl::Kernel& k) { set_batch_args(k, args, table, d->local_bytes); }));
       res.impls.insert(res.impls.end(), d->item_impls.begin(), d->item_impls.end());
       ++res.launches;
     }

@@ -429,9 +429,7 @@ int run_batches(const Engine& e, const std::vector<Sweep>& cases, const DeviceIn
     const cl::Buffer table(e.context(), CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, bases.size() * sizeof(cl_ulong), bases.data());
     const std::string err = check_launches(e, group, srcs, offsets, [&](const std::vector<cl::Buffer>& args) {
       LockedKernel k = ProgramCache::instance().kernel(e.context(), e.device(), kd.source);
-      for (size_t a = 0; a < args.size(); ++a) k.kernel.setArg(static_cast<cl_uint>(a), args[a]);
-      k.kernel.setArg(static_cast<cl_uint>(args.size()), table);
-      if (kd.local_bytes) k.kernel.setArg(static_cast<cl_uint>(args.size() + 1), cl::Local(kd.local_bytes));
+      set_batch_args(k.kernel, args, table, kd.local_bytes);
       e.queue().enqueueNDRangeKernel(k.kernel, cl::NullRange, kd.global_range(), kd.local_range());
     });
     if (!err.empty() && ++failures <= 20) ADD_FAILURE() << (impl.empty() ? "selector's choice" : impl) << ", batch: " << err;

@@ -36,7 +36,7 @@ struct KernelData {
   std::vector<int64_t> plan_args;
   /// Bytes of work-group local memory it stages through (local's tile); 0: none. A batch kernel with such
   /// items takes one more argument after its offsets table, local memory of its own local_bytes (the largest
-  /// item's, set with cl::Local), and runs in such items' group size.
+  /// item's; set_batch_args() sets it), and runs in such items' group size.
   size_t local_bytes = 0;
   /// Whether some of its stores stream past the cache (non-temporal, where stream_pays() holds: tiled's
   /// vector stores and the copy kernel's; a batch kernel when one of its items does).

@@ -145,6 +145,12 @@ void set_reorder_args(cl::Kernel& kernel, const cl::Buffer& src, uint64_t src_ba
                       uint64_t dst_base, const cl::Buffer& plans = cl::Buffer(),
                       const std::array<cl::Buffer, kParams>& values = {}, const cl::Buffer& compensation = cl::Buffer());
 
+/// Sets the arguments of a batch kernel (batch_kernel()): each distinct buffer of its items in the order
+/// batch_kernel() was given them, the items' offsets table (two ulongs per item, source and destination, in
+/// units of unit_bytes()), and where its items stage through a local tile (`local_bytes`, the batch's
+/// KernelData::local_bytes) that much local memory. The caller holds the kernel's lock.
+void set_batch_args(cl::Kernel& kernel, const std::vector<cl::Buffer>& buffers, const cl::Buffer& bases, size_t local_bytes);
+
 /// The plans table of a shape-agnostic kernel as a read-only buffer of `context`; a null buffer when `kd`
 /// has none.
 cl::Buffer plans_buffer(const cl::Context& context, const KernelData& kd);
