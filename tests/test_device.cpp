@@ -1586,6 +1586,10 @@ TEST(Device, TiledPathsOnVectorFriendlyShapes) {
   cases.push_back(make_case(Format::parse("oiyx"), Format::parse("os_is_yx_isv16_osv16"), {33, 17, 3, 3}, DataType::f16, DataType::f16));
   cases.push_back(make_case(Format::parse("goiyx"), Format::parse("g_os_is_yx_isv16_osv16"), {2, 18, 3, 3, 3}, DataType::i8, DataType::i8));
   cases.push_back(make_case(Format::parse("oiyx"), Format::parse("os_is_yx_isv16_osv16"), {20, 3, 1, 1}));
+  // Blocked back to channels last where a block's plane is over 2 KiB: a work-item takes whole destination
+  // rows of many pixels (B: fs, then x), rows of y's lower padding between them.
+  cases.push_back(make_case(Format::parse("b_fs_yx_fsv16"), Format::parse("byxf"), {2, 48, 6, 7}, DataType::f32, DataType::f32, {}, {},
+                            {0, 0, 1, 0}, {}));
   std::map<std::string, int> paths;
   for (const Case& c : cases) {
     KernelData kd = plan_reorder(e->info(), c.src, c.dst, "tiled");
@@ -1599,9 +1603,11 @@ TEST(Device, TiledPathsOnVectorFriendlyShapes) {
     if (code.find("cr_t = select(") != std::string::npos) ++paths["rows with a narrow tail"];
     if (code.find("fb[ii * ") != std::string::npos) ++paths["edge steps looping into a tile"];
     if (code.find("(rq0 ? ") != std::string::npos) ++paths["edge steps in quarters"];
+    if (const std::string form = two_digit_rows(code); !form.empty()) ++paths["rows, B's continuing digit " + form];
   }
   for (const char* path : {"transpose16", "transpose8", "transpose4", "rows", "scalar", "rows with a tail", "rows with a narrow tail",
-                           "edge steps looping into a tile", "edge steps in quarters"})
+                           "edge steps looping into a tile", "edge steps in quarters", "rows, B's continuing digit inside",
+                           "rows, B's continuing digit outside"})
     EXPECT_GT(paths[path], 0) << "no case reached the " << path << " path";
   run_batch(*e, cases, true, "tiled");
 }

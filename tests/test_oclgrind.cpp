@@ -51,6 +51,10 @@ std::vector<Sweep> sweep_cases() {
       {make_case(F("yxfb"), F("bs_fs_yx_bsv32_fsv16"), {17, 19, 2, 3}, T::i8, T::f32), 0, 0},
       {make_case(F("bfyx"), F("bfyx"), {2, 3, 4, 16}, T::f32, T::bf16, {0, 0, 1, 0}, {}, {}, {0, 0, 0, 0}), 0, 1},
       {make_case(F("byxf"), F("b_fs_yx_fsv32"), {2, 33, 3, 4}, T::i32, T::i64), 0, 0},
+      // Rows of 16 of 48 channels: in CPU tiles a work-item takes the source's whole rows (B: fs, then x), and
+      // back (B: fs, then yx, where a block's plane is over 2 KiB).
+      {make_case(F("byxf"), F("b_fs_yx_fsv16"), {2, 48, 3, 5}, T::f32, T::f16, {}, {}, {0, 0, 1, 0}, {0, 0, 0, 2}), 0, 1},
+      {make_case(F("b_fs_yx_fsv16"), F("byxf"), {1, 48, 6, 7}, T::f32, T::f32, {}, {}, {0, 0, 1, 0}), 1, 0},
       {make_case(F("bfyx"), F("b_fs_yx_fsv16"), {2, 32, 4, 4}, T::f32, T::f16), 0, 1},
       {make_case(F("b_fs_yx_fsv16"), F("bfyx"), {2, 32, 7, 7}, T::u8, T::u8), 2, 0},
       // Destination rows that padding makes odd (13 + 2 = 15, 22 + 1 = 23): tiled iterates them to 16 and 24
@@ -274,6 +278,8 @@ TEST(Sweep, EveryImplementationInBothTunings) {
   // tiled's two forms of steps with columns the source lacks (transpose_loops()), counted per tuning.
   const std::pair<const char*, const char*> edge_forms[] = {{"fb[ii * ", "a loop into a private tile"}, {"(rq0 ? ", "quarters written out"}};
   std::map<std::string, int> edge_steps;
+  // tiled's row copies whose B holds the digit continuing A in the source, inside or outside (CPU tiles only).
+  std::map<std::string, int> two_digit;
   for (const Sweep& s : cases)
     for (const auto& impl : KernelSelector::instance().impls())
       for (const char* tuning : {"cpu", "gpu"}) {
@@ -289,12 +295,15 @@ TEST(Sweep, EveryImplementationInBothTunings) {
           streamed_lines += kd.streams && code.find("const IDX_T ia1 = ia + ") != std::string::npos;
           for (const auto& [mark, form] : edge_forms)
             if (code.find(mark) != std::string::npos) ++edge_steps[std::string(tuning) + " tuning, " + form];
+          if (const std::string form = two_digit_rows(code); !form.empty()) ++two_digit[form];
           planned.push_back({&s, std::move(kd), std::string(tuning) + " tuning, cache " + std::to_string(cache)});
           ++per_impl[impl->name()];
         }
       }
   for (const auto& impl : KernelSelector::instance().impls()) EXPECT_GT(per_impl[impl->name()], 0) << impl->name();
   EXPECT_GT(streamed_lines, 0u) << "no streamed transpose with unrolled steps";
+  for (const char* form : {"inside", "outside"})
+    EXPECT_GT(two_digit[form], 0) << "no tiled row copy with B's digit continuing A in the source " << form;
   for (const char* tuning : {"cpu", "gpu"})
     for (const auto& [mark, form] : edge_forms)
       EXPECT_GT(edge_steps[std::string(tuning) + " tuning, " + form], 0) << "no tiled edge steps as " << form << " in the " << tuning << " tuning";
@@ -304,6 +313,8 @@ TEST(Sweep, EveryImplementationInBothTunings) {
               "the same kernel and launch as one of these; %zu streamed transposes of unrolled steps\n", cases.size(),
               planned.size(), failures, same, streamed_lines);
   for (const auto& [form, count] : edge_steps) std::printf("sweep: tiled's edge steps, %s: %d kernels\n", form.c_str(), count);
+  for (const auto& [form, count] : two_digit)
+    std::printf("sweep: tiled's row copies, B's digit continuing A in the source %s: %d kernels\n", form.c_str(), count);
 }
 
 // The shape-agnostic kernel (plans passed at run time) on small cases of every family: blocked tails and
