@@ -52,7 +52,7 @@ std::vector<Sweep> sweep_cases() {
       {make_case(F("bfyx"), F("bfyx"), {2, 3, 4, 16}, T::f32, T::bf16, {0, 0, 1, 0}, {}, {}, {0, 0, 0, 0}), 0, 1},
       {make_case(F("byxf"), F("b_fs_yx_fsv32"), {2, 33, 3, 4}, T::i32, T::i64), 0, 0},
       // Rows of 16 of 48 channels: in CPU tiles a work-item takes the source's whole rows (B: fs, then x), and
-      // back (B: fs, then yx, where a block's plane is over 2 KiB).
+      // back (B: fs, then x, where a block's plane is over 2 KiB).
       {make_case(F("byxf"), F("b_fs_yx_fsv16"), {2, 48, 3, 5}, T::f32, T::f16, {}, {}, {0, 0, 1, 0}, {0, 0, 0, 2}), 0, 1},
       {make_case(F("b_fs_yx_fsv16"), F("byxf"), {1, 48, 6, 7}, T::f32, T::f32, {}, {}, {0, 0, 1, 0}), 1, 0},
       {make_case(F("bfyx"), F("b_fs_yx_fsv16"), {2, 32, 4, 4}, T::f32, T::f16), 0, 1},
