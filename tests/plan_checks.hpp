@@ -3,6 +3,7 @@
 #pragma once
 
 #include <algorithm>
+#include <regex>
 #include <string>
 #include <vector>
 
@@ -135,6 +136,14 @@ inline std::string check_permutation(const Layout& src, const Layout& dst) {
   }
   if (written != owned) return "destination element not written";
   return "";
+}
+
+/// The elements of A a tiled transpose's work-item walks (the `ia` loop inside the `ib` loop of
+/// TILE_LOOPS, impl_tiled.cpp), or 0 where the code holds no such loops (row copies, other implementations).
+inline int64_t transpose_a_length(const std::string& code) {
+  static const std::regex loops(R"(for \(IDX_T ib = 0; ib < \d+; ib \+= \d+\) \{ \\\n +for \(IDX_T ia = 0; ia < (\d+);)");
+  std::smatch m;
+  return std::regex_search(code, m, loops) ? std::stoll(m[1]) : 0;
 }
 
 }  // namespace clreorder_test

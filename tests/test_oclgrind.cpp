@@ -13,6 +13,7 @@
 #include <set>
 
 #include "device_cases.hpp"
+#include "plan_checks.hpp"
 #include "test_support.hpp"
 
 using namespace clreorder;
@@ -55,6 +56,10 @@ std::vector<Sweep> sweep_cases() {
       // back (B: fs, then x, where a block's plane is over 2 KiB).
       {make_case(F("byxf"), F("b_fs_yx_fsv16"), {2, 48, 3, 5}, T::f32, T::f16, {}, {}, {0, 0, 1, 0}, {0, 0, 0, 2}), 0, 1},
       {make_case(F("b_fs_yx_fsv16"), F("byxf"), {1, 48, 6, 7}, T::f32, T::f32, {}, {}, {0, 0, 1, 0}), 1, 0},
+      // 8- and 16-bit transposes whose B is at its floor: in CPU tiles A goes past 256 elements (320), over a
+      // masked channel tail and a padded source.
+      {make_case(F("byxf"), F("bfyx"), {1, 16, 16, 20}, T::u8, T::u8), 0, 1},
+      {make_case(F("b_fs_yx_fsv32"), F("bfyx"), {1, 24, 16, 20}, T::f16, T::f16, {0, 0, 1, 0}), 1, 0},
       {make_case(F("bfyx"), F("b_fs_yx_fsv16"), {2, 32, 4, 4}, T::f32, T::f16), 0, 1},
       {make_case(F("b_fs_yx_fsv16"), F("bfyx"), {2, 32, 7, 7}, T::u8, T::u8), 2, 0},
       // Destination rows that padding makes odd (13 + 2 = 15, 22 + 1 = 23): tiled iterates them to 16 and 24
@@ -280,6 +285,8 @@ TEST(Sweep, EveryImplementationInBothTunings) {
   std::map<std::string, int> edge_steps;
   // tiled's row copies whose B holds the digit continuing A in the source, inside or outside (CPU tiles only).
   std::map<std::string, int> two_digit;
+  // CPU-tuned transposes whose A goes past 256 elements (8- and 16-bit with B at its floor, plan_on()).
+  int long_a = 0;
   for (const Sweep& s : cases)
     for (const auto& impl : KernelSelector::instance().impls())
       for (const char* tuning : {"cpu", "gpu"}) {
@@ -296,6 +303,7 @@ TEST(Sweep, EveryImplementationInBothTunings) {
           for (const auto& [mark, form] : edge_forms)
             if (code.find(mark) != std::string::npos) ++edge_steps[std::string(tuning) + " tuning, " + form];
           if (const std::string form = two_digit_rows(code); !form.empty()) ++two_digit[form];
+          long_a += std::string(tuning) == "cpu" && transpose_a_length(code) > 256;
           planned.push_back({&s, std::move(kd), std::string(tuning) + " tuning, cache " + std::to_string(cache)});
           ++per_impl[impl->name()];
         }
@@ -304,6 +312,7 @@ TEST(Sweep, EveryImplementationInBothTunings) {
   EXPECT_GT(streamed_lines, 0u) << "no streamed transpose with unrolled steps";
   for (const char* form : {"inside", "outside"})
     EXPECT_GT(two_digit[form], 0) << "no tiled row copy with B's digit continuing A in the source " << form;
+  EXPECT_GT(long_a, 0) << "no CPU-tuned transpose with A over 256 elements";
   for (const char* tuning : {"cpu", "gpu"})
     for (const auto& [mark, form] : edge_forms)
       EXPECT_GT(edge_steps[std::string(tuning) + " tuning, " + form], 0) << "no tiled edge steps as " << form << " in the " << tuning << " tuning";
@@ -315,6 +324,7 @@ TEST(Sweep, EveryImplementationInBothTunings) {
   for (const auto& [form, count] : edge_steps) std::printf("sweep: tiled's edge steps, %s: %d kernels\n", form.c_str(), count);
   for (const auto& [form, count] : two_digit)
     std::printf("sweep: tiled's row copies, B's digit continuing A in the source %s: %d kernels\n", form.c_str(), count);
+  std::printf("sweep: CPU-tuned transposes with A over 256 elements: %d kernels\n", long_a);
 }
 
 // The shape-agnostic kernel (plans passed at run time) on small cases of every family: blocked tails and

@@ -18,6 +18,7 @@
 using namespace clreorder;
 using clreorder_test::check_permutation;
 using clreorder_test::tuned_device;
+using clreorder_test::transpose_a_length;
 
 namespace {
 
@@ -326,6 +327,37 @@ TEST(Generated, StreamedTransposesWriteWholeLines) {
     }
   }
   EXPECT_EQ(transposes, static_cast<int>(std::size(pairs)));
+}
+
+// CPU tiles of 8- and 16-bit transposes whose B is at its floor (a pixel's 16 of 32 channels) walk rows of A
+// of 1 KiB, as 4-byte elements do, not of 256 elements; A stays as it was where the longer row would cut
+// B (bs_fs_yx_bsv32_fsv32's 32-byte source rows), for 4- and 8-byte elements and in the GPU tuning.
+TEST(Generated, NarrowTransposesWalkKiBRowsWhereBIsAtItsFloor) {
+  struct Pair {
+    const char *from, *to;
+    Dims shape;
+    DataType src, dst;
+    const char* tuning;
+    bool longer;  // A over 256 elements
+  };
+  using T = DataType;
+  const Pair pairs[] = {{"b_fs_yx_fsv32", "bfyx", {8, 64, 112, 112}, T::i8, T::i8, "cpu", true},
+                        {"byxf", "bfyx", {8, 64, 112, 112}, T::u8, T::u8, "cpu", true},
+                        {"bzyxf", "bfzyx", {1, 32, 32, 64, 64}, T::i8, T::i8, "cpu", true},
+                        {"byxf", "bfyx", {8, 32, 112, 112}, T::f16, T::f16, "cpu", true},
+                        {"byxf", "bfyx", {8, 64, 56, 56}, T::i8, T::f16, "cpu", true},
+                        {"byxf", "bfyx", {8, 32, 112, 112}, T::f32, T::f32, "cpu", false},
+                        {"byxf", "bfyx", {8, 64, 56, 56}, T::u8, T::f32, "cpu", false},
+                        {"b_fs_yx_fsv16", "bfyx", {4, 64, 56, 56}, T::f64, T::f64, "cpu", false},
+                        {"bs_fs_yx_bsv32_fsv32", "bfyx", {32, 64, 28, 28}, T::i8, T::i8, "cpu", false},
+                        {"b_fs_yx_fsv32", "bfyx", {8, 64, 112, 112}, T::i8, T::i8, "gpu", false}};
+  for (const Pair& c : pairs) {
+    const Layout src(format_from_name(c.from), c.src, c.shape), dst(format_from_name(c.to), c.dst, c.shape);
+    const std::string label = src.describe() + " -> " + dst.describe() + ", " + c.tuning + " tuning";
+    const int64_t a = transpose_a_length(plan_reorder(tuned_device(c.tuning), src, dst, "tiled").source.code);
+    ASSERT_GT(a, 0) << label << ": not a transpose";
+    EXPECT_EQ(a > 256, c.longer) << label << ": A of " << a;
+  }
 }
 
 // Planning is bounded by the tiles, not the shape: a dim of about 10^10 without small divisors (found by the
