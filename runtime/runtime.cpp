@@ -352,7 +352,12 @@ std::vector<std::shared_ptr<ProgramCache::Entry>> ProgramCache::make(const cl::C
   std::vector<std::shared_ptr<Entry>> made;
   std::vector<bool> have(sources.size(), false);
   const std::string common = embedded_kernel("common.cl");
-  auto entry_of = [&](const KernelSource& s, const cl::Program& program) {
+  // A kernel its program's build produced, or, where the driver cannot create it from that build
+  // (`unoptimised`, source builds only), from a program of its own built with -cl-opt-disable. Oclgrind 21.10
+  // compiles with clang -O2, whose optimiser may emit an intrinsic its interpreter lacks (a swizzle's mask
+  // exchanging two binary digits becomes llvm.bitreverse.i2), and then refuses the kernel with
+  // CL_INVALID_KERNEL_NAME after a build that succeeded (NOTES, "An Oclgrind failure that is Oclgrind's").
+  auto entry_of = [&](const KernelSource& s, const cl::Program& program, bool* unoptimised) {
     auto e = std::make_shared<Entry>();
     e->context = ctx;
     e->device = dev();
@@ -362,14 +367,23 @@ std::vector<std::shared_ptr<ProgramCache::Entry>> ProgramCache::make(const cl::C
     e->entry = s.entry;
     e->program = program;
     try {
-      e->kernel = cl::Kernel(program, s.entry.c_str());
+      try {
+        e->kernel = cl::Kernel(program, s.entry.c_str());
+      } catch (const cl::Error& ce) {
+        if (!unoptimised || ce.err() != CL_INVALID_KERNEL_NAME) throw;
+        e->program = cl::Program(ctx, conversion_widths(s.code) + common + s.code);
+        e->program.build(std::vector<cl::Device>{dev}, (s.options + " -cl-opt-disable").c_str());
+        e->kernel = cl::Kernel(e->program, s.entry.c_str());
+        *unoptimised = true;
+        ++counts->programs_built;
+      }
     } catch (...) {
       rethrow_cl("creating kernel " + s.entry);
     }
     return e;
   };
-  auto add = [&](size_t i, const cl::Program& program) {
-    made.push_back(entry_of(*sources[i], program));
+  auto add = [&](size_t i, const cl::Program& program, bool* unoptimised = nullptr) {
+    made.push_back(entry_of(*sources[i], program, unoptimised));
     have[i] = true;
     ++counts->kernels_built;
   };
@@ -398,7 +412,7 @@ std::vector<std::shared_ptr<ProgramCache::Entry>> ProgramCache::make(const cl::C
         asked = !have[j] && sources[j]->options == s.options && k.first == sources[j]->entry && k.second == sources[j]->code;
         if (asked) add(j, program);
       }
-      if (!asked) made.push_back(entry_of(KernelSource{k.first, k.second, s.options}, program));
+      if (!asked) made.push_back(entry_of(KernelSource{k.first, k.second, s.options}, program, nullptr));
     }
   }
   // The rest from source: one program per set of build options, stored for the next process.
@@ -431,8 +445,15 @@ std::vector<std::shared_ptr<ProgramCache::Entry>> ProgramCache::make(const cl::C
       rethrow_cl("building " + sources[members.front()]->entry);
     }
     ++counts->programs_built;
-    for (size_t i : members) add(i, program);
-    if (dkey.empty()) continue;
+    for (size_t i : members) {
+      bool unoptimised = false;
+      add(i, program, &unoptimised);
+      // The stored binary lacks that kernel: a later process builds it again the same way.
+      if (unoptimised)
+        stored.kernels.erase(std::find(stored.kernels.begin(), stored.kernels.end(),
+                                       std::make_pair(sources[i]->entry, sources[i]->code)));
+    }
+    if (dkey.empty() || stored.kernels.empty()) continue;
     if (deferred)
       deferred->push_back(std::make_shared<PendingStore>(PendingStore{program, ctx(), dkey, options, common, std::move(stored)}));
     else
