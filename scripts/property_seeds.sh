@@ -33,9 +33,9 @@ try() {
     failed=1
     echo "$name: FAILED; the log is $log; rerun: $*"
     grep -A2 'property case' "$log" | head -n 12
-    # Oclgrind's interpreter lacks some intrinsics clang's optimiser makes (llvm.bitreverse.i2 from a
-    # swizzle's mask): the kernel is never created, so no case is named (NOTES, "An Oclgrind failure that is
-    # Oclgrind's: llvm.bitreverse.i2").
+    # Oclgrind's interpreter lacks some intrinsics clang makes (llvm.bitreverse.i2 from a swizzle's mask,
+    # which the library's unoptimised retry in ProgramCache::make() now avoids): where a kernel still cannot
+    # be created, no case is named (NOTES, "An Oclgrind failure that is Oclgrind's: llvm.bitreverse.i2").
     if grep -q 'Undefined external function' "$log"; then
       echo "  Oclgrind could not create a kernel: $(grep -m1 'Undefined external function' "$log");" \
            "check it with oclgrind_check.sh's --build-options -cl-opt-disable and find the case with CLREORDER_PROPERTY_ONLY=K"
