@@ -679,7 +679,8 @@ TiledPlan plan_on(const ReorderParams& p, Permutation perm) {
   tp.perm = std::move(perm);
   TileConfig cfg = config_for(p);
   // The tile budget is in bytes of the wider element: byte-sized types get proportionally longer tiles.
-  cfg.tile = cfg.tile * 4 / static_cast<int64_t>(std::max(unit_bytes(p.src.data_type()), unit_bytes(p.dst.data_type())));
+  const int64_t wide_bytes = static_cast<int64_t>(std::max(unit_bytes(p.src.data_type()), unit_bytes(p.dst.data_type())));
+  cfg.tile = cfg.tile * 4 / wide_bytes;
   std::vector<PermDigit>& grid = tp.grid;
   Run &a = tp.a, &b = tp.b;
   grid = tp.perm.digits;
@@ -749,7 +750,7 @@ TiledPlan plan_on(const ReorderParams& p, Permutation perm) {
   // from 32 to 16 of a 32-byte source row). Not for 8-byte elements (128 elements: 0.99-1.05x).
   if (!tp.a_src_dense && tuning_of(p.device) == Tuning::cpu &&
       tile_size(b.length(), std::max<int64_t>(cfg.min_b, cfg.tile / tile_size(a.length(), cfg.cap_a))) <= cfg.min_b)
-    cfg.cap_a = std::max<int64_t>(cfg.cap_a, cfg.cap_a * 4 / static_cast<int64_t>(std::max(unit_bytes(p.src.data_type()), unit_bytes(p.dst.data_type()))));
+    cfg.cap_a = std::max<int64_t>(cfg.cap_a, cfg.cap_a * 4 / wide_bytes);
   chunk(a, tile_size(a.length(), cfg.cap_a), grid);
   chunk(b, tile_size(b.length(), std::max<int64_t>(cfg.min_b, cfg.tile / a.length())), grid);
   // A row run's B of two digits (above): its outer one is cut to what the budget leaves.

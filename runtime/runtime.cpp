@@ -352,6 +352,8 @@ std::vector<std::shared_ptr<ProgramCache::Entry>> ProgramCache::make(const cl::C
   std::vector<std::shared_ptr<Entry>> made;
   std::vector<bool> have(sources.size(), false);
   const std::string common = embedded_kernel("common.cl");
+  // A program's text: the conversion families at the widths its kernels name, common.cl, the kernels.
+  auto program_text = [&](const std::string& code) { return conversion_widths(code) + common + code; };
   // A kernel its program's build produced, or, where the driver cannot create it from that build
   // (`unoptimised`, source builds only), from a program of its own built with -cl-opt-disable. Oclgrind 21.10
   // compiles with clang -O2, whose optimiser may emit an intrinsic its interpreter lacks (a swizzle's mask
@@ -371,7 +373,7 @@ std::vector<std::shared_ptr<ProgramCache::Entry>> ProgramCache::make(const cl::C
         e->kernel = cl::Kernel(program, s.entry.c_str());
       } catch (const cl::Error& ce) {
         if (!unoptimised || ce.err() != CL_INVALID_KERNEL_NAME) throw;
-        e->program = cl::Program(ctx, conversion_widths(s.code) + common + s.code);
+        e->program = cl::Program(ctx, program_text(s.code));
         e->program.build(std::vector<cl::Device>{dev}, (s.options + " -cl-opt-disable").c_str());
         e->kernel = cl::Kernel(e->program, s.entry.c_str());
         *unoptimised = true;
@@ -430,7 +432,7 @@ std::vector<std::shared_ptr<ProgramCache::Entry>> ProgramCache::make(const cl::C
       code += "\n" + sources[i]->code;
       stored.kernels.emplace_back(sources[i]->entry, sources[i]->code);
     }
-    const std::string text = conversion_widths(code) + common + code;
+    const std::string text = program_text(code);
     cl::Program program;
     try {
       program = cl::Program(ctx, text);

@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <climits>
 #include <cstdlib>
-#include <regex>
 #include <string>
 #include <vector>
 
@@ -378,16 +377,6 @@ inline std::string cpu_source(const Engine& e, const Case& c, const std::string&
   DeviceInfo cpu = e.info();
   cpu.type = "cpu";
   return KernelSelector::instance().select(ReorderParams{c.src, c.dst, cpu, c.conversion}, impl).source.code;
-}
-
-/// Which of tiled's row copies with a B of two digits the code holds (impl_tiled.cpp, plan_on()): "inside"
-/// when the digit continuing A in the source is B's inner one (the source's rows read whole), "outside" when
-/// it is the outer one (next to a far digit that alone left a work-item one pixel), else "".
-inline std::string two_digit_rows(const std::string& code) {
-  static const std::regex load(R"(vload\d+\(0, src \+ s_off \+ \(\(\(ib\) % \d+\) \* (\d+) \+ \(\(ib\) / \d+\) \* (\d+)\))");
-  std::smatch m;
-  if (!std::regex_search(code, m, load)) return "";
-  return std::stoll(m[1]) < std::stoll(m[2]) ? "inside" : "outside";
 }
 
 /// Why implementation `impl` declines the case on this device ("" when it accepts).

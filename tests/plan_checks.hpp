@@ -138,6 +138,16 @@ inline std::string check_permutation(const Layout& src, const Layout& dst) {
   return "";
 }
 
+/// Which of tiled's row copies with a B of two digits the code holds (impl_tiled.cpp, plan_on()): "inside"
+/// when the digit continuing A in the source is B's inner one (the source's rows read whole), "outside" when
+/// it is the outer one (next to a far digit that alone left a work-item one pixel), else "".
+inline std::string two_digit_rows(const std::string& code) {
+  static const std::regex load(R"(vload\d+\(0, src \+ s_off \+ \(\(\(ib\) % \d+\) \* (\d+) \+ \(\(ib\) / \d+\) \* (\d+)\))");
+  std::smatch m;
+  if (!std::regex_search(code, m, load)) return "";
+  return std::stoll(m[1]) < std::stoll(m[2]) ? "inside" : "outside";
+}
+
 /// The elements of A a tiled transpose's work-item walks (the `ia` loop inside the `ib` loop of
 /// TILE_LOOPS, impl_tiled.cpp), or 0 where the code holds no such loops (row copies, other implementations).
 inline int64_t transpose_a_length(const std::string& code) {

@@ -23,6 +23,7 @@
 #include "codegen.hpp"
 #include "probe.hpp"
 #include "device_cases.hpp"
+#include "plan_checks.hpp"
 #include "test_support.hpp"
 
 using namespace clreorder;
