@@ -897,6 +897,27 @@ TEST(Device, RowsSharingACacheSetWriteWholeLines) {
   }
 }
 
+// CPU-tuned transposes whose source rows lie 2 KiB or more apart prefetch them (transpose_loops()): 8-bit rows
+// hinted once per line, 64-bit every step, a tail of channels whose rows of padding get no hint, a conversion,
+// a padded source. The hints are Clang's builtin on a CPU target and OpenCL's prefetch() elsewhere (common.cl):
+// either way the bytes must be the host's. CPU tiles on every device, on random bits, forced and as chosen.
+TEST(Device, PrefetchingTransposesMatchTheHost) {
+  REQUIRE_DEVICE(e);
+  const ScopedEnv cpu_tiles("CLREORDER_TUNING", "cpu");
+  using T = DataType;
+  auto F = [](const char* name) { return Format::parse(name); };
+  const std::vector<Case> cases = {make_case(F("bfyx"), F("byxf"), {1, 32, 4, 512}, T::i8, T::i8),
+                                   make_case(F("bfyx"), F("fs_b_yx_fsv32"), {2, 40, 2, 512}, T::f16, T::f16),
+                                   make_case(F("bfyx"), F("byxf"), {1, 16, 2, 128}, T::i64, T::i64),
+                                   make_case(F("bfyx"), F("b_fs_yx_fsv16"), {1, 20, 16, 128}, T::u8, T::f32, {0, 0, 1, 0}, {0, 0, 0, 1})};
+  for (const Case& c : cases) {
+    const std::string code = plan_reorder(e->info(), c.src, c.dst, "tiled").source.code;
+    EXPECT_NE(code.find("CR_PREFETCH(src + "), std::string::npos) << c.label << "\n" << code;
+  }
+  run_batch(*e, cases, true, "tiled");
+  run_batch(*e, cases, true);
+}
+
 // Per-index parameters keep their axes apart, so a dense tensor's rows stay rows: where a row is longer than
 // tiled's tile and is cut into chunks, a work-item takes one chunk of one row (a tile of rows a row apart ran
 // at a quarter of the speed). Chunks that end inside a group, vectors that span two groups, a

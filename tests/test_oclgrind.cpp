@@ -60,6 +60,10 @@ std::vector<Sweep> sweep_cases() {
       // masked channel tail and a padded source.
       {make_case(F("byxf"), F("bfyx"), {1, 16, 16, 20}, T::u8, T::u8), 0, 1},
       {make_case(F("b_fs_yx_fsv32"), F("bfyx"), {1, 24, 16, 20}, T::f16, T::f16, {0, 0, 1, 0}), 1, 0},
+      // Source rows 2 KiB apart: CPU tiles prefetch them (transpose_loops()), here through OpenCL's prefetch();
+      // the second with a channel tail, whose rows of padding get no hint.
+      {make_case(F("bfyx"), F("byxf"), {1, 16, 2, 128}, T::i64, T::i64), 1, 0},
+      {make_case(F("bfyx"), F("b_fs_yx_fsv16"), {1, 20, 1, 512}, T::f32, T::f16), 0, 1},
       // A swizzle's tail mask exchanging two binary digits, which clang -O2 makes llvm.bitreverse.i2: Oclgrind
       // cannot create that kernel, so it is built again without optimisation (ProgramCache::make()).
       {make_case(F("os_x_ys_ysv2_osv4_i_swizzled_by_2"), F("yi_os_osv32_x"), {8, 1, 4, 7}, T::f8e4m3, T::i32), 0, 0},
@@ -290,6 +294,8 @@ TEST(Sweep, EveryImplementationInBothTunings) {
   std::map<std::string, int> two_digit;
   // CPU-tuned transposes whose A goes past 256 elements (8- and 16-bit with B at its floor, plan_on()).
   int long_a = 0;
+  // CPU-tuned transposes that prefetch their source rows.
+  int prefetching = 0;
   for (const Sweep& s : cases)
     for (const auto& impl : KernelSelector::instance().impls())
       for (const char* tuning : {"cpu", "gpu"}) {
@@ -307,6 +313,7 @@ TEST(Sweep, EveryImplementationInBothTunings) {
             if (code.find(mark) != std::string::npos) ++edge_steps[std::string(tuning) + " tuning, " + form];
           if (const std::string form = two_digit_rows(code); !form.empty()) ++two_digit[form];
           long_a += std::string(tuning) == "cpu" && transpose_a_length(code) > 256;
+          prefetching += code.find("CR_PREFETCH(src + ") != std::string::npos;
           planned.push_back({&s, std::move(kd), std::string(tuning) + " tuning, cache " + std::to_string(cache)});
           ++per_impl[impl->name()];
         }
@@ -316,6 +323,7 @@ TEST(Sweep, EveryImplementationInBothTunings) {
   for (const char* form : {"inside", "outside"})
     EXPECT_GT(two_digit[form], 0) << "no tiled row copy with B's digit continuing A in the source " << form;
   EXPECT_GT(long_a, 0) << "no CPU-tuned transpose with A over 256 elements";
+  EXPECT_GT(prefetching, 0) << "no transpose prefetching its source rows";
   for (const char* tuning : {"cpu", "gpu"})
     for (const auto& [mark, form] : edge_forms)
       EXPECT_GT(edge_steps[std::string(tuning) + " tuning, " + form], 0) << "no tiled edge steps as " << form << " in the " << tuning << " tuning";
@@ -328,6 +336,7 @@ TEST(Sweep, EveryImplementationInBothTunings) {
   for (const auto& [form, count] : two_digit)
     std::printf("sweep: tiled's row copies, B's digit continuing A in the source %s: %d kernels\n", form.c_str(), count);
   std::printf("sweep: CPU-tuned transposes with A over 256 elements: %d kernels\n", long_a);
+  std::printf("sweep: transposes prefetching their source rows: %d kernels\n", prefetching);
 }
 
 // The shape-agnostic kernel (plans passed at run time) on small cases of every family: blocked tails and

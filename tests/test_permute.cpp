@@ -360,6 +360,51 @@ TEST(Generated, NarrowTransposesWalkKiBRowsWhereBIsAtItsFloor) {
   }
 }
 
+// CPU-tuned transposes prefetch their source rows where those lie 2 KiB or more apart (transpose_loops()): once
+// per 64-byte line where a step reads less (8- and 16-bit rows of 16 and 8), every step where it reads a line or
+// more. Not where rows lie closer (channels last back to planar), not where the tensor is narrower than the
+// tile along A's digit (3 channels in blocks of 16), not for 4-bit sources, not in the GPU tuning.
+TEST(Generated, TransposesPrefetchSourceRowsPagesApart) {
+  struct Pair {
+    const char *from, *to;
+    Dims shape;
+    DataType src, dst;
+    const char* tuning;
+    const char* prefetch;  // nullptr: none; else the form of its statement
+  };
+  using T = DataType;
+  const char* each_line = "if (pf && g_ok";
+  const char* each_step = "      if (g_ok";
+  const Pair pairs[] = {{"bfyx", "byxf", {8, 64, 112, 112}, T::i8, T::i8, "cpu", each_line},
+                        {"bfyx", "fs_b_yx_fsv32", {8, 64, 56, 56}, T::f16, T::f16, "cpu", each_line},
+                        {"bfyx", "byxf", {4, 64, 56, 56}, T::i64, T::i64, "cpu", each_step},
+                        {"bfyx", "b_fs_yx_fsv16", {1, 20, 32, 32}, T::f32, T::f16, "cpu", each_step},
+                        {"bfyx", "byxf", {1, 16, 16, 16}, T::f32, T::f32, "cpu", nullptr},  // rows 1 KiB apart
+                        {"byxf", "bfyx", {8, 64, 112, 112}, T::u8, T::u8, "cpu", nullptr},
+                        {"bfyx", "b_fs_yx_fsv16", {1, 3, 224, 224}, T::f32, T::f32, "cpu", nullptr},
+                        {"bfyx", "byxf", {8, 64, 112, 112}, T::i4, T::i8, "cpu", nullptr},
+                        {"bfyx", "byxf", {8, 64, 112, 112}, T::i8, T::i8, "gpu", nullptr}};
+  for (const Pair& c : pairs) {
+    const Layout src(format_from_name(c.from), c.src, c.shape), dst(format_from_name(c.to), c.dst, c.shape);
+    const std::string label = src.describe() + " -> " + dst.describe() + ", " + c.tuning + " tuning";
+    const std::string code = plan_reorder(tuned_device(c.tuning), src, dst, "tiled").source.code;
+    ASSERT_GT(transpose_a_length(code), 0) << label << ": not a transpose";
+    if (!c.prefetch) {
+      EXPECT_EQ(code.find("CR_PREFETCH(src"), std::string::npos) << label << "\n" << code;
+      continue;
+    }
+    EXPECT_NE(code.find(c.prefetch), std::string::npos) << label << "\n" << code;
+    // One per row of a step, each beside that row's load and under its conditions.
+    static const std::regex row(R"(if \((?:pf && )?(g_ok[^\n]*?)\) CR_PREFETCH\(src \+ [^\n]*\\\n +const \w+ r\w* = \(([^\n]*?)\) \? )");
+    size_t hints = 0, rows = 0;
+    for (size_t at = code.find("CR_PREFETCH(src + "); at != std::string::npos; at = code.find("CR_PREFETCH(src + ", at + 1)) ++hints;
+    for (auto m = std::sregex_iterator(code.begin(), code.end(), row); m != std::sregex_iterator(); ++m, ++rows)
+      EXPECT_EQ((*m)[1].str(), (*m)[2].str()) << label << ": a hint's conditions are not its row's";
+    EXPECT_EQ(hints, rows) << label << "\n" << code;
+    EXPECT_GT(rows, 0u) << label;
+  }
+}
+
 // Planning is bounded by the tiles, not the shape: a dim of about 10^10 without small divisors (found by the
 // CLI fuzzer, where `source` never returned) plans at once with every implementation and both tunings.
 TEST(Generated, HugeDimsPlanAtOnce) {
