@@ -217,6 +217,16 @@ bool stream_pays(const Layout& src, const Layout& dst, const DeviceInfo& device)
   return stream_pays(static_cast<uint64_t>(src.bytes() + dst.bytes()), device);
 }
 
+bool prefetches_rows(const ReorderParams& p, int64_t row_elems) {
+  return tuning_of(p.device) == Tuning::cpu && !is_nibble(p.src.data_type()) &&
+         row_elems * static_cast<int64_t>(unit_bytes(p.src.data_type())) >= kPrefetchRowBytes;
+}
+
+std::string prefetch_stmt(const ReorderParams& p, const std::string& off, const std::vector<std::string>& when) {
+  const std::string hint = "CR_PREFETCH(src + " + off + " + " + num(kPrefetchAhead / static_cast<int64_t>(unit_bytes(p.src.data_type()))) + ");";
+  return when.empty() ? hint : "if (" + join_and(when) + ") " + hint;
+}
+
 namespace {
 
 // What a conversion does with a NaN in its value: keeps it as the types allow (a plain conversion), makes it

@@ -199,6 +199,19 @@ bool stream_pays(const Layout& src, const Layout& dst, const DeviceInfo& device)
 /// The same rule for a kernel that reads and writes `bytes` bytes in all (the benchmarks' copy kernel).
 bool stream_pays(uint64_t bytes, const DeviceInfo& device);
 
+/// Source prefetching in CPU tilings (CR_PREFETCH, kernels_cl/common.cl): where a tile reads source rows that lie
+/// kPrefetchRowBytes or more apart, each in another page, it reads more streams at once than a core's hardware
+/// prefetcher follows; each row's load then comes with a hint for the line kPrefetchAhead bytes further along.
+constexpr int64_t kPrefetchRowBytes = 2048, kPrefetchAhead = 128;
+
+/// Whether a tile of `p` whose nearest two source rows lie `row_elems` source elements apart prefetches them:
+/// the CPU tuning, a whole-byte source type, rows kPrefetchRowBytes or more apart.
+bool prefetches_rows(const ReorderParams& p, int64_t row_elems);
+
+/// The hint for a row whose load reads from source element offset `off` (an expression), under `when` (joined
+/// with &&; none: always).
+std::string prefetch_stmt(const ReorderParams& p, const std::string& off, const std::vector<std::string>& when);
+
 /// Which tile and work-group sizes a device gets. Both are correct on every device; they only move speed.
 enum class Tuning { cpu, gpu };
 

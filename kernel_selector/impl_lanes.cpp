@@ -157,6 +157,9 @@ class LanesReorder : public ReorderImpl {
         if (d->axis == axis) part += i * d->weight;
       return padded_coord(lp.perm, axis, v, part);
     };
+    // Rows pages apart get prefetch hints (prefetches_rows()), one per row before its first load: the loop walks
+    // along the rows (os_is_yx_osa4_isa8_osv8_isv4 from oiyx i8: 32 output channels' rows 2304 bytes apart).
+    const bool prefetch = rows > 1 && prefetches_rows(p, lp.rows.src_stride);
     for (int64_t k0 = 0; k0 < words;) {
       int64_t n = lp.per_t;
       while (n > words - k0) n /= 2;
@@ -168,6 +171,7 @@ class LanesReorder : public ReorderImpl {
       for (int64_t r = 0; r < rows; ++r) {
         const int64_t base = k0 * lp.word.src_stride + r * lp.rows.src_stride;
         std::vector<std::string> vars;
+        if (prefetch && k0 == 0) body.push_back(prefetch_stmt(p, "so + " + num(base), {"g_ok"}));
         for (size_t a = 0; a < loads.size(); ++a) {
           const auto [start, w] = loads[a];
           const std::string var = "x" + c + "_" + num(r) + "_" + num(static_cast<int64_t>(a));

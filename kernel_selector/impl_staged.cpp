@@ -194,8 +194,17 @@ class StagedReorder : public ReorderImpl {
       }
       for (size_t k = 0; k < tile.size() && ++idx[k] == tile[k].extent; ++k) idx[k] = 0;
     }
+    // Source rows pages apart get prefetch hints (prefetches_rows()), each row's before its first load: the loop
+    // walks along the rows (os_is_yx_isv16_osv16 from oiyx: 16 output channels' rows 9 KiB apart, 9 floats a step).
+    std::vector<int64_t> sorted_rows = src_rows;
+    std::sort(sorted_rows.begin(), sorted_rows.end());
+    int64_t nearest = 0;
+    for (size_t r = 1; r < sorted_rows.size(); ++r)
+      nearest = r == 1 ? sorted_rows[1] - sorted_rows[0] : std::min(nearest, sorted_rows[r] - sorted_rows[r - 1]);
+    const bool prefetch = sorted_rows.size() > 1 && prefetches_rows(p, nearest);
     for (size_t r = 0; r < src_rows.size(); ++r)
       for (const auto& [at, w] : chunks(src_run)) {
+        if (prefetch && at == 0) body.push_back(prefetch_stmt(p, "so + " + num(src_rows[r]), {"g_ok"}));
         const std::string var = "l" + num(static_cast<int64_t>(r)) + "_" + num(at);
         const std::string off = "src + so + " + num(src_rows[r] + at);
         const std::string type = w == 1 ? dt : dt + num(w);

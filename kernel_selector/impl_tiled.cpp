@@ -323,10 +323,6 @@ std::string src_vector(DataType t, int vec, const std::string& off, bool packabl
          vload_expr(DataType::u8, vec / 2, "(__global const uchar*)src + (" + (bytes.empty() ? "(" + off + ") >> 1" : bytes) + ")", packable) + ")";
 }
 
-// Source prefetching in CPU transposes (transpose_loops()): rows this many bytes apart or more get hints, for
-// the line this many bytes ahead of each load.
-constexpr int64_t kPrefetchStride = 2048, kPrefetchAhead = 128;
-
 // V x V register transpose: V vector loads along B (source-dense), V vector stores along A
 // (destination-dense). Rows of padding load as zero; padding columns store zero. `src_packable`: the load
 // offsets outside ib are multiples of pack_of(source type) elements.
@@ -384,21 +380,19 @@ std::vector<std::string> transpose_loops(const ReorderParams& p, const Permutati
   const bool keep = p.conversion.padding == Padding::keep;
   const std::string wide = partial_sum_type(p.dst.data_type(), vec);
   // CPU tiles prefetch each row's source line two lines ahead (kPrefetchAhead), once per line, where A's rows
-  // lie kPrefetchStride bytes or more apart in the source: there a step reads V rows in V pages, and the tile as
-  // many as A has (64-256), more streams than a core's hardware prefetcher follows. Measured (perf/clreorder_ab,
+  // lie kPrefetchRowBytes or more apart in the source (prefetches_rows()): there a step reads V rows in V pages,
+  // and the tile as many as A has (64-256), more streams than a core's hardware prefetcher follows. Measured (perf/clreorder_ab,
   // PoCL, 2 cores, caches evicted): bfyx -> byxf i8 0.78-0.81x the time, f32 0.90x, i64 0.90x, bfyx ->
   // fs_b_yx_fsv32 f16 0.78x, bfyx -> yxfb f16 0.94x, bfyx -> b_fs_yx_fsv16 u8 0.92x, f32 0.94x, bsv32_fsv32 i8
   // 0.94x; where rows lie closer (byxf -> bfyx: 64-256 bytes) the lines stream anyway and the hints cost
   // instructions: bf16 1.11x, so none there. Prefetching the destination's lines for writing instead measured
   // 0.92-1.34x: not done.
-  const int64_t src_bytes = is_nibble(p.src.data_type()) ? 0 : static_cast<int64_t>(unit_bytes(p.src.data_type()));
   // Not where the tensor is narrower than the tile along A's inner digit (3 channels in blocks of 16: most rows
   // are padding, and the 3 real ones stream): 0.89x there.
   const PermDigit* a0 = a.digits.empty() ? nullptr : &a.digits.front();
-  const bool prefetch = tuning_of(p.device) == Tuning::cpu && src_bytes > 0 && a0 && a0->axis >= 0 &&
-                        a0->src_stride * src_bytes >= kPrefetchStride &&
+  const bool prefetch = a0 && a0->axis >= 0 && prefetches_rows(p, a0->src_stride) &&
                         perm.axes[static_cast<size_t>(a0->axis)].dim >= a0->extent * a0->weight;
-  const int64_t line_elems = prefetch ? 64 / src_bytes : 1;
+  const int64_t line_elems = prefetch ? 64 / static_cast<int64_t>(unit_bytes(p.src.data_type())) : 1;
   if (prefetch && line_elems > vec) body.push_back("  const bool pf = (ib & " + num(line_elems - 1) + ") == 0;");
   // One step of V x V at A position `ia` (a variable name), registers tagged `tag`: its loads and network
   // (`pre`), and each column's store.
@@ -460,7 +454,7 @@ std::vector<std::string> transpose_loops(const ReorderParams& p, const Permutati
       if (prefetch) {  // under the row's own conditions: no hint for a row of padding
         std::vector<std::string> when = ok;
         if (line_elems > vec) when.insert(when.begin(), "pf");
-        out.pre.push_back("if (" + join_and(when) + ") CR_PREFETCH(src + " + off + " + " + num(kPrefetchAhead / src_bytes) + ");");
+        out.pre.push_back(prefetch_stmt(p, off, when));
       }
       rows.push_back("r" + tag + num(i));
       const std::string value = convert_at(p, perm, load, vec, a, b, [&](int lane) { return std::make_pair(row, "ib + " + num(lane)); }, &b);

@@ -64,6 +64,9 @@ std::vector<Sweep> sweep_cases() {
       // the second with a channel tail, whose rows of padding get no hint.
       {make_case(F("bfyx"), F("byxf"), {1, 16, 2, 128}, T::i64, T::i64), 1, 0},
       {make_case(F("bfyx"), F("b_fs_yx_fsv16"), {1, 20, 1, 512}, T::f32, T::f16), 0, 1},
+      // Weights whose output channels' rows lie 2 KiB apart: staged and lanes prefetch them in CPU tiles.
+      {make_case(F("oiyx"), F("os_is_yx_isv16_osv16"), {16, 64, 3, 3}, T::f32, T::f32), 0, 1},
+      {make_case(F("oiyx"), F("os_is_yx_osv32_isv4_swizzled_by_2"), {32, 512, 2, 2}, T::i8, T::i8), 1, 0},
       // A swizzle's tail mask exchanging two binary digits, which clang -O2 makes llvm.bitreverse.i2: Oclgrind
       // cannot create that kernel, so it is built again without optimisation (ProgramCache::make()).
       {make_case(F("os_x_ys_ysv2_osv4_i_swizzled_by_2"), F("yi_os_osv32_x"), {8, 1, 4, 7}, T::f8e4m3, T::i32), 0, 0},
@@ -294,8 +297,8 @@ TEST(Sweep, EveryImplementationInBothTunings) {
   std::map<std::string, int> two_digit;
   // CPU-tuned transposes whose A goes past 256 elements (8- and 16-bit with B at its floor, plan_on()).
   int long_a = 0;
-  // CPU-tuned transposes that prefetch their source rows.
-  int prefetching = 0;
+  // CPU-tuned kernels that prefetch their source rows, per implementation.
+  std::map<std::string, int> prefetching;
   for (const Sweep& s : cases)
     for (const auto& impl : KernelSelector::instance().impls())
       for (const char* tuning : {"cpu", "gpu"}) {
@@ -313,7 +316,7 @@ TEST(Sweep, EveryImplementationInBothTunings) {
             if (code.find(mark) != std::string::npos) ++edge_steps[std::string(tuning) + " tuning, " + form];
           if (const std::string form = two_digit_rows(code); !form.empty()) ++two_digit[form];
           long_a += std::string(tuning) == "cpu" && transpose_a_length(code) > 256;
-          prefetching += code.find("CR_PREFETCH(src + ") != std::string::npos;
+          if (code.find("CR_PREFETCH(src + ") != std::string::npos) ++prefetching[impl->name()];
           planned.push_back({&s, std::move(kd), std::string(tuning) + " tuning, cache " + std::to_string(cache)});
           ++per_impl[impl->name()];
         }
@@ -323,7 +326,7 @@ TEST(Sweep, EveryImplementationInBothTunings) {
   for (const char* form : {"inside", "outside"})
     EXPECT_GT(two_digit[form], 0) << "no tiled row copy with B's digit continuing A in the source " << form;
   EXPECT_GT(long_a, 0) << "no CPU-tuned transpose with A over 256 elements";
-  EXPECT_GT(prefetching, 0) << "no transpose prefetching its source rows";
+  for (const char* impl : {"tiled", "staged", "lanes"}) EXPECT_GT(prefetching[impl], 0) << "no " << impl << " kernel prefetching its source rows";
   for (const char* tuning : {"cpu", "gpu"})
     for (const auto& [mark, form] : edge_forms)
       EXPECT_GT(edge_steps[std::string(tuning) + " tuning, " + form], 0) << "no tiled edge steps as " << form << " in the " << tuning << " tuning";
@@ -336,7 +339,7 @@ TEST(Sweep, EveryImplementationInBothTunings) {
   for (const auto& [form, count] : two_digit)
     std::printf("sweep: tiled's row copies, B's digit continuing A in the source %s: %d kernels\n", form.c_str(), count);
   std::printf("sweep: CPU-tuned transposes with A over 256 elements: %d kernels\n", long_a);
-  std::printf("sweep: transposes prefetching their source rows: %d kernels\n", prefetching);
+  for (const auto& [impl, count] : prefetching) std::printf("sweep: %s prefetching its source rows: %d kernels\n", impl.c_str(), count);
 }
 
 // The shape-agnostic kernel (plans passed at run time) on small cases of every family: blocked tails and

@@ -360,40 +360,52 @@ TEST(Generated, NarrowTransposesWalkKiBRowsWhereBIsAtItsFloor) {
   }
 }
 
-// CPU-tuned transposes prefetch their source rows where those lie 2 KiB or more apart (transpose_loops()): once
-// per 64-byte line where a step reads less (8- and 16-bit rows of 16 and 8), every step where it reads a line or
-// more. Not where rows lie closer (channels last back to planar), not where the tensor is narrower than the
-// tile along A's digit (3 channels in blocks of 16), not for 4-bit sources, not in the GPU tuning.
+// CPU-tuned transposes prefetch their source rows where those lie 2 KiB or more apart (prefetches_rows()): tiled
+// once per 64-byte line where a step reads less (8- and 16-bit rows of 16 and 8), every step where it reads a line
+// or more, each hint beside its row's load and under its conditions; staged and lanes before each row's first
+// load. Not where rows lie closer (channels last back to planar, weights of few input channels), not where the
+// tensor is narrower than tiled's tile along A's digit (3 channels in blocks of 16), not for 4-bit sources, not
+// in the GPU tuning.
 TEST(Generated, TransposesPrefetchSourceRowsPagesApart) {
   struct Pair {
     const char *from, *to;
     Dims shape;
     DataType src, dst;
-    const char* tuning;
+    const char *impl, *tuning;
     const char* prefetch;  // nullptr: none; else the form of its statement
   };
   using T = DataType;
   const char* each_line = "if (pf && g_ok";
   const char* each_step = "      if (g_ok";
-  const Pair pairs[] = {{"bfyx", "byxf", {8, 64, 112, 112}, T::i8, T::i8, "cpu", each_line},
-                        {"bfyx", "fs_b_yx_fsv32", {8, 64, 56, 56}, T::f16, T::f16, "cpu", each_line},
-                        {"bfyx", "byxf", {4, 64, 56, 56}, T::i64, T::i64, "cpu", each_step},
-                        {"bfyx", "b_fs_yx_fsv16", {1, 20, 32, 32}, T::f32, T::f16, "cpu", each_step},
-                        {"bfyx", "byxf", {1, 16, 16, 16}, T::f32, T::f32, "cpu", nullptr},  // rows 1 KiB apart
-                        {"byxf", "bfyx", {8, 64, 112, 112}, T::u8, T::u8, "cpu", nullptr},
-                        {"bfyx", "b_fs_yx_fsv16", {1, 3, 224, 224}, T::f32, T::f32, "cpu", nullptr},
-                        {"bfyx", "byxf", {8, 64, 112, 112}, T::i4, T::i8, "cpu", nullptr},
-                        {"bfyx", "byxf", {8, 64, 112, 112}, T::i8, T::i8, "gpu", nullptr}};
+  const char* each_row = "    if (g_ok) CR_PREFETCH(src + so + ";
+  const Pair pairs[] = {{"bfyx", "byxf", {8, 64, 112, 112}, T::i8, T::i8, "tiled", "cpu", each_line},
+                        {"bfyx", "fs_b_yx_fsv32", {8, 64, 56, 56}, T::f16, T::f16, "tiled", "cpu", each_line},
+                        {"bfyx", "byxf", {4, 64, 56, 56}, T::i64, T::i64, "tiled", "cpu", each_step},
+                        {"bfyx", "b_fs_yx_fsv16", {1, 20, 32, 32}, T::f32, T::f16, "tiled", "cpu", each_step},
+                        {"oiyx", "os_is_yx_isv16_osv16", {256, 256, 3, 3}, T::f32, T::f32, "staged", "cpu", each_row},
+                        {"oiyx", "os_is_yx_osv32_isv4_swizzled_by_2", {256, 256, 3, 3}, T::i8, T::i8, "lanes", "cpu", each_row},
+                        {"bfyx", "byxf", {1, 16, 16, 16}, T::f32, T::f32, "tiled", "cpu", nullptr},  // rows 1 KiB apart
+                        {"byxf", "bfyx", {8, 64, 112, 112}, T::u8, T::u8, "tiled", "cpu", nullptr},
+                        {"bfyx", "b_fs_yx_fsv16", {1, 3, 224, 224}, T::f32, T::f32, "tiled", "cpu", nullptr},
+                        {"bfyx", "byxf", {8, 64, 112, 112}, T::i4, T::i8, "tiled", "cpu", nullptr},
+                        {"goiyx", "g_os_is_yx_isv16_osv16", {32, 32, 32, 3, 3}, T::f16, T::f16, "staged", "cpu", nullptr},
+                        {"oiyx", "os_is_yx_osv16_isv4", {128, 128, 3, 3}, T::i8, T::i8, "lanes", "cpu", nullptr},
+                        {"bfyx", "byxf", {8, 64, 112, 112}, T::i8, T::i8, "tiled", "gpu", nullptr},
+                        {"oiyx", "os_is_yx_isv16_osv16", {256, 256, 3, 3}, T::f32, T::f32, "staged", "gpu", nullptr},
+                        {"oiyx", "os_is_yx_osv32_isv4_swizzled_by_2", {256, 256, 3, 3}, T::i8, T::i8, "lanes", "gpu", nullptr}};
   for (const Pair& c : pairs) {
     const Layout src(format_from_name(c.from), c.src, c.shape), dst(format_from_name(c.to), c.dst, c.shape);
-    const std::string label = src.describe() + " -> " + dst.describe() + ", " + c.tuning + " tuning";
-    const std::string code = plan_reorder(tuned_device(c.tuning), src, dst, "tiled").source.code;
-    ASSERT_GT(transpose_a_length(code), 0) << label << ": not a transpose";
+    const std::string label = src.describe() + " -> " + dst.describe() + ", " + c.impl + ", " + c.tuning + " tuning";
+    const std::string code = plan_reorder(tuned_device(c.tuning), src, dst, c.impl).source.code;
+    if (std::string(c.impl) == "tiled") {
+      ASSERT_GT(transpose_a_length(code), 0) << label << ": not a transpose";
+    }
     if (!c.prefetch) {
       EXPECT_EQ(code.find("CR_PREFETCH(src"), std::string::npos) << label << "\n" << code;
       continue;
     }
     EXPECT_NE(code.find(c.prefetch), std::string::npos) << label << "\n" << code;
+    if (std::string(c.impl) != "tiled") continue;
     // One per row of a step, each beside that row's load and under its conditions.
     static const std::regex row(R"(if \((?:pf && )?(g_ok[^\n]*?)\) CR_PREFETCH\(src \+ [^\n]*\\\n +const \w+ r\w* = \(([^\n]*?)\) \? )");
     size_t hints = 0, rows = 0;
