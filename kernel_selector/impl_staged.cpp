@@ -7,6 +7,7 @@
 // registers once, with no per-element index arithmetic.
 #include <algorithm>
 #include <functional>
+#include <limits>
 #include <map>
 #include <numeric>
 #include <set>
@@ -198,9 +199,8 @@ class StagedReorder : public ReorderImpl {
     // walks along the rows (os_is_yx_isv16_osv16 from oiyx: 16 output channels' rows 9 KiB apart, 9 floats a step).
     std::vector<int64_t> sorted_rows = src_rows;
     std::sort(sorted_rows.begin(), sorted_rows.end());
-    int64_t nearest = 0;
-    for (size_t r = 1; r < sorted_rows.size(); ++r)
-      nearest = r == 1 ? sorted_rows[1] - sorted_rows[0] : std::min(nearest, sorted_rows[r] - sorted_rows[r - 1]);
+    int64_t nearest = std::numeric_limits<int64_t>::max();
+    for (size_t r = 1; r < sorted_rows.size(); ++r) nearest = std::min(nearest, sorted_rows[r] - sorted_rows[r - 1]);
     const bool prefetch = sorted_rows.size() > 1 && prefetches_rows(p, nearest);
     for (size_t r = 0; r < src_rows.size(); ++r)
       for (const auto& [at, w] : chunks(src_run)) {

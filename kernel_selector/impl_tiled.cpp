@@ -379,16 +379,13 @@ std::vector<std::string> transpose_loops(const ReorderParams& p, const Permutati
   }
   const bool keep = p.conversion.padding == Padding::keep;
   const std::string wide = partial_sum_type(p.dst.data_type(), vec);
-  // CPU tiles prefetch each row's source line two lines ahead (kPrefetchAhead), once per line, where A's rows
-  // lie kPrefetchRowBytes or more apart in the source (prefetches_rows()): there a step reads V rows in V pages,
-  // and the tile as many as A has (64-256), more streams than a core's hardware prefetcher follows. Measured (perf/clreorder_ab,
-  // PoCL, 2 cores, caches evicted): bfyx -> byxf i8 0.78-0.81x the time, f32 0.90x, i64 0.90x, bfyx ->
-  // fs_b_yx_fsv32 f16 0.78x, bfyx -> yxfb f16 0.94x, bfyx -> b_fs_yx_fsv16 u8 0.92x, f32 0.94x, bsv32_fsv32 i8
-  // 0.94x; where rows lie closer (byxf -> bfyx: 64-256 bytes) the lines stream anyway and the hints cost
-  // instructions: bf16 1.11x, so none there. Prefetching the destination's lines for writing instead measured
-  // 0.92-1.34x: not done.
-  // Not where the tensor is narrower than the tile along A's inner digit (3 channels in blocks of 16: most rows
-  // are padding, and the 3 real ones stream): 0.89x there.
+  // CPU tiles prefetch each row's source line two lines ahead, once per line, where A's rows lie 2 KiB or more
+  // apart in the source (prefetches_rows()): a step then reads V rows in V pages, and the tile as many as A has
+  // (64-256), more streams than a core's hardware prefetcher follows. Measured (perf/clreorder_ab, PoCL on AMD
+  // Zen 5, caches evicted; NOTES, "Prefetch hints"): the suite's 23 such cases 0.74-1.00x the time without
+  // hints; where rows lie closer (byxf -> bfyx: 64-256 bytes) the lines stream anyway and hints only cost
+  // instructions (bf16 1.11x). Not where the tensor is narrower than the tile along A's inner digit (3 channels
+  // in blocks of 16: most rows are padding and the 3 real ones stream; 1.12x).
   const PermDigit* a0 = a.digits.empty() ? nullptr : &a.digits.front();
   const bool prefetch = a0 && a0->axis >= 0 && prefetches_rows(p, a0->src_stride) &&
                         perm.axes[static_cast<size_t>(a0->axis)].dim >= a0->extent * a0->weight;

@@ -687,11 +687,12 @@ static inline char16 cr_nib_unpack_i16(uchar8 b) {
     }                                                                                                      \
   }
 
-// A hint that the cache line holding `p` is read soon (CPU tilings: transpose_loops() in impl_tiled.cpp): a
-// transpose's tile reads as many rows as it has, each in another page, more streams than a core's hardware
-// prefetcher follows, so its loads would wait on memory row by row. Compiling for a CPU target (PoCL: the host's
-// triple), Clang's builtin becomes the instruction, where OpenCL's prefetch() does nothing; other targets get
-// prefetch(): Oclgrind (SPIR) has no llvm.prefetch ("Undefined external function") but takes prefetch().
+// A hint that the cache line holding `p` is read soon (CPU tiles of tiled, staged and lanes whose source rows lie
+// 2 KiB or more apart: prefetches_rows() in codegen.cpp): such a tile reads as many rows as it has, each in
+// another page, more streams than a core's hardware prefetcher follows, so its loads would wait on memory row
+// by row. Compiling for a CPU target (PoCL: the host's triple), Clang's builtin becomes the instruction, where
+// OpenCL's prefetch() does nothing; other targets get prefetch(): Oclgrind (SPIR) has no llvm.prefetch
+// ("Undefined external function") but takes prefetch(). A hint never faults and changes no byte.
 #if defined(__has_builtin) && (defined(__x86_64__) || defined(__i386__) || defined(__aarch64__) || defined(__arm__) || \
                                defined(__riscv) || defined(__powerpc64__))
 #if __has_builtin(__builtin_prefetch)
