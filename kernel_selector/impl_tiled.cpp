@@ -384,11 +384,13 @@ std::vector<std::string> transpose_loops(const ReorderParams& p, const Permutati
   // (64-256), more streams than a core's hardware prefetcher follows. Measured (perf/clreorder_ab, PoCL on AMD
   // Zen 5, caches evicted; NOTES, "Prefetch hints"): the suite's 23 such cases 0.74-1.00x the time without
   // hints; where rows lie closer (byxf -> bfyx: 64-256 bytes) the lines stream anyway and hints only cost
-  // instructions (bf16 1.11x). Not where the tensor is narrower than the tile along A's inner digit (3 channels
-  // in blocks of 16: most rows are padding and the 3 real ones stream; 1.12x).
+  // instructions (bf16 1.11x). Not where the tensor is narrower than the tile along A's inner digit, a masked one
+  // (3 channels in blocks of 16: most rows are padding and the 3 real ones stream; 1.12x). A digit of several
+  // axes (axis -1: yxfb's y and x, 8 KiB apart) has no masks.
   const PermDigit* a0 = a.digits.empty() ? nullptr : &a.digits.front();
-  const bool prefetch = a0 && a0->axis >= 0 && prefetches_rows(p, a0->src_stride) &&
-                        perm.axes[static_cast<size_t>(a0->axis)].dim >= a0->extent * a0->weight;
+  const bool narrow = a0 && a0->axis >= 0 && perm.axes[static_cast<size_t>(a0->axis)].masked() &&
+                      perm.axes[static_cast<size_t>(a0->axis)].dim < a0->extent * a0->weight;
+  const bool prefetch = a0 && !narrow && prefetches_rows(p, a0->src_stride);  // axis -1: digits of several axes, unmasked
   const int64_t line_elems = prefetch ? 64 / static_cast<int64_t>(unit_bytes(p.src.data_type())) : 1;
   if (prefetch && line_elems > vec) body.push_back("  const bool pf = (ib & " + num(line_elems - 1) + ") == 0;");
   // One step of V x V at A position `ia` (a variable name), registers tagged `tag`: its loads and network

@@ -382,6 +382,8 @@ TEST(Generated, TransposesPrefetchSourceRowsPagesApart) {
                         {"bfyx", "fs_b_yx_fsv32", {8, 64, 56, 56}, T::f16, T::f16, "tiled", "cpu", each_line},
                         {"bfyx", "byxf", {4, 64, 56, 56}, T::i64, T::i64, "tiled", "cpu", each_step},
                         {"bfyx", "b_fs_yx_fsv16", {1, 20, 32, 32}, T::f32, T::f16, "tiled", "cpu", each_step},
+                        // y and x one digit of both (no axis of its own), 8 KiB apart; steps unrolled for 4 KiB.
+                        {"yxfb", "bfyx", {32, 64, 28, 28}, T::f32, T::f32, "tiled", "cpu", each_line},
                         {"oiyx", "os_is_yx_isv16_osv16", {256, 256, 3, 3}, T::f32, T::f32, "staged", "cpu", each_row},
                         {"oiyx", "os_is_yx_osv32_isv4_swizzled_by_2", {256, 256, 3, 3}, T::i8, T::i8, "lanes", "cpu", each_row},
                         {"bfyx", "byxf", {1, 16, 16, 16}, T::f32, T::f32, "tiled", "cpu", nullptr},  // rows 1 KiB apart
