@@ -653,6 +653,17 @@ std::vector<std::string> row_loops(const ReorderParams& p, const Permutation& pe
     const std::string across = tail == 0 ? "(" + dt + ")0" : w == vec ? masked : "(cr_t = " + masked + ", (" + dt + ")(" + spread + "))";
     value = "(ia + " + V + " <= n_ok) ? " + value + " : (ia < n_ok" + (ok.empty() ? "" : " && ok") + ") ? " + across + " : (" + dt + ")0";
   }
+  // Rows 2 KiB or more apart in the source (prefetches_rows(): b_fs_yx_fsv16 -> byxf, a pixel's 16 channels from
+  // each of 8 planes 100 KiB apart) get a hint per line along the row, two lines ahead, as transposes' rows do,
+  // where a tile has 8 such rows or more: 2-4 streams the hardware follows itself, and hints only cost there.
+  if (!b.digits.empty() && b.digits.front().extent >= 8 && prefetches_rows(p, b.digits.front().src_stride)) {
+    std::vector<std::string> when;
+    const int64_t line_elems = 64 / static_cast<int64_t>(unit_bytes(p.src.data_type()));
+    if (line_elems > vec && a.length() > vec) when.push_back("(ia & " + num(line_elems - 1) + ") == 0");
+    if (!ok.empty()) when.push_back("ok");
+    if (row) when.push_back("ia < n_ok");
+    body.push_back("    " + prefetch_stmt(p, "s_off + " + b.src_offset("ib") + " + ia", when));
+  }
   if (ts.present) {
     body.push_back("    const " + dt + " c = " + value + ";");
     value = "c";

@@ -363,7 +363,7 @@ TEST(Generated, NarrowTransposesWalkKiBRowsWhereBIsAtItsFloor) {
 // CPU-tuned transposes prefetch their source rows where those lie 2 KiB or more apart (prefetches_rows()): tiled
 // once per 64-byte line where a step reads less (8- and 16-bit rows of 16 and 8), every step where it reads a line
 // or more, each hint beside its row's load and under its conditions; staged and lanes before each row's first
-// load. Not where rows lie closer (channels last back to planar, weights of few input channels), not where the
+// load; tiled's row copies too. Not where rows lie closer (channels last back to planar, weights of few input channels), not where the
 // tensor is narrower than tiled's tile along A's digit (3 channels in blocks of 16), not for 4-bit sources, not
 // in the GPU tuning.
 TEST(Generated, TransposesPrefetchSourceRowsPagesApart) {
@@ -416,6 +416,21 @@ TEST(Generated, TransposesPrefetchSourceRowsPagesApart) {
       EXPECT_EQ((*m)[1].str(), (*m)[2].str()) << label << ": a hint's conditions are not its row's";
     EXPECT_EQ(hints, rows) << label << "\n" << code;
     EXPECT_GT(rows, 0u) << label;
+  }
+  // Row copies (row_loops()): a hint per row and line where a tile holds 8 rows or more pages apart (a pixel's
+  // 16 channels from each of 8 planes); none for 2 such rows, which the hardware follows itself.
+  const struct {
+    const char *from, *to;
+    Dims shape;
+    DataType type;
+    bool hinted;
+  } copies[] = {{"b_fs_yx_fsv16", "byxf", {8, 128, 56, 56}, T::f16, true}, {"b_fs_yx_fsv32", "byxf", {8, 64, 56, 56}, T::i8, false}};
+  for (const auto& c : copies) {
+    const Layout src(format_from_name(c.from), c.type, c.shape), dst(format_from_name(c.to), c.type, c.shape);
+    const std::string code = plan_reorder(tuned_device("cpu"), src, dst, "tiled").source.code;
+    ASSERT_EQ(transpose_a_length(code), 0) << src.describe() << " -> " << dst.describe() << ": not a row copy\n" << code;
+    EXPECT_EQ(code.find("if (ok) CR_PREFETCH(src + s_off + ((ib) * ") != std::string::npos, c.hinted)
+        << src.describe() << " -> " << dst.describe() << "\n" << code;
   }
 }
 
