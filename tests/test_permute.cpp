@@ -363,9 +363,9 @@ TEST(Generated, NarrowTransposesWalkKiBRowsWhereBIsAtItsFloor) {
 // CPU-tuned transposes prefetch their source rows where those lie 2 KiB or more apart (prefetches_rows()): tiled
 // once per 64-byte line where a step reads less (8- and 16-bit rows of 16 and 8), every step where it reads a line
 // or more, each hint beside its row's load and under its conditions; staged and lanes before each row's first
-// load; tiled's row copies too. Not where rows lie closer (channels last back to planar, weights of few input channels), not where the
-// tensor is narrower than tiled's tile along A's digit (3 channels in blocks of 16), not for 4-bit sources, not
-// in the GPU tuning.
+// load; tiled's row copies too. Not where rows lie closer (channels last back to planar, weights of few input
+// channels), not where the tensor is narrower than tiled's tile along A's digit (3 channels in blocks of 16),
+// not for 4-bit sources, not in the GPU tuning.
 TEST(Generated, TransposesPrefetchSourceRowsPagesApart) {
   struct Pair {
     const char *from, *to;
