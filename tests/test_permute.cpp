@@ -434,6 +434,35 @@ TEST(Generated, TransposesPrefetchSourceRowsPagesApart) {
   }
 }
 
+// tiled's scalar loops whose rows of A fill destination lines while their source rows are under one walk the
+// grid digit nearest in the source innermost in CPU tiles (plan_on()): oiyx -> i_yxs_os_yxsv2_osv16 f32 (16
+// channels' rows of 9 floats) steps on by an input channel, 9 floats; not with 32-byte rows of A (f16), not
+// in the GPU tuning.
+TEST(Generated, ScalarLoopsWalkTheSourcesNearestDigitInnermost) {
+  struct Pair {
+    Dims shape;
+    DataType type;
+    const char* tuning;
+    bool nearest_inside;
+  };
+  const Pair pairs[] = {{{256, 256, 3, 3}, DataType::f32, "cpu", true},
+                        {{32, 8, 3, 3}, DataType::f32, "cpu", true},
+                        {{128, 64, 3, 3}, DataType::f16, "cpu", false},
+                        {{256, 256, 3, 3}, DataType::f32, "gpu", false}};
+  static const std::regex step(R"(s_off \+= k\d+ \* (\d+);)");
+  for (const Pair& c : pairs) {
+    const Layout src(format_from_name("oiyx"), c.type, c.shape), dst(format_from_name("i_yxs_os_yxsv2_osv16"), c.type, c.shape);
+    const std::string label = src.describe() + " -> " + dst.describe() + ", " + c.tuning + " tuning";
+    const std::string code = plan_reorder(tuned_device(c.tuning), src, dst, "tiled").source.code;
+    ASSERT_EQ(transpose_a_length(code), 0) << label << ": not scalar loops\n" << code;
+    // The grid's digits, innermost first, by their source strides.
+    std::vector<int64_t> strides;
+    for (auto m = std::sregex_iterator(code.begin(), code.end(), step); m != std::sregex_iterator(); ++m) strides.push_back(std::stoll((*m)[1]));
+    ASSERT_GE(strides.size(), 2u) << label << "\n" << code;
+    EXPECT_EQ(strides.front() == *std::min_element(strides.begin(), strides.end()), c.nearest_inside) << label << "\n" << code;
+  }
+}
+
 // Planning is bounded by the tiles, not the shape: a dim of about 10^10 without small divisors (found by the
 // CLI fuzzer, where `source` never returned) plans at once with every implementation and both tunings.
 TEST(Generated, HugeDimsPlanAtOnce) {
