@@ -824,8 +824,8 @@ TiledPlan plan_on(const ReorderParams& p, Permutation perm) {
   // so consecutive work-items read on along the same rows and use the rest of their lines. Measured with tiled
   // forced (perf/clreorder_ab, caches evicted; NOTES, "Scalar loops: the grid digit nearest in the source
   // innermost"): 0.58-1.05x the time over the 20 scalar plans it changes among every registered format from
-  // its plain twin in f32, f16 and i8 (0.73-0.82x on i_yxs_os_yxsv2_osv16 f32 256x256x3x3, where tiled is chosen); where
-  // A is dense in both (oiyx -> ioyx: 36-byte rows on both sides) it took 1.28-1.32x: not there.
+  // its plain twin in f32, f16 and i8 (0.73-0.82x on i_yxs_os_yxsv2_osv16 f32 256x256x3x3, where tiled is
+  // chosen); where A is dense in both (oiyx -> ioyx: 36-byte rows on both sides) it took 1.28-1.32x: not there.
   if (tp.vec == 1 && !tp.a_src_dense && tuning_of(p.device) == Tuning::cpu && !grid.empty() &&
       a.length() * static_cast<int64_t>(unit_bytes(p.dst.data_type())) >= 64 &&
       b.length() * static_cast<int64_t>(unit_bytes(p.src.data_type())) < 64) {
