@@ -65,8 +65,9 @@ std::vector<Sweep> sweep_cases() {
       {make_case(F("bfyx"), F("byxf"), {1, 16, 2, 128}, T::i64, T::i64), 1, 0},
       {make_case(F("bfyx"), F("b_fs_yx_fsv16"), {1, 20, 1, 512}, T::f32, T::f16), 0, 1},
       {make_case(F("b_fs_yx_fsv16"), F("byxf"), {1, 128, 8, 8}, T::f16, T::f16), 1, 0},  // row copies from 8 planes
-      // Scalar loops whose source rows (9 floats) are under a line: CPU tiles walk the input channel innermost.
-      {make_case(F("oiyx"), F("i_yxs_os_yxsv2_osv16"), {32, 8, 3, 3}, T::f32, T::f32), 1, 1},
+      // Scalar loops whose source rows (9 floats) are under a line: CPU tiles walk the input channel innermost,
+      // and prefetch the rows, 2304 bytes apart.
+      {make_case(F("oiyx"), F("i_yxs_os_yxsv2_osv16"), {32, 64, 3, 3}, T::f32, T::f32), 1, 1},
       // Weights whose output channels' rows lie 2 KiB apart: staged and lanes prefetch them in CPU tiles.
       {make_case(F("oiyx"), F("os_is_yx_isv16_osv16"), {16, 64, 3, 3}, T::f32, T::f32), 0, 1},
       {make_case(F("oiyx"), F("os_is_yx_osv32_isv4_swizzled_by_2"), {32, 512, 2, 2}, T::i8, T::i8), 1, 0},

@@ -437,7 +437,7 @@ TEST(Generated, TransposesPrefetchSourceRowsPagesApart) {
 // tiled's scalar loops whose rows of A fill destination lines while their source rows are under one walk the
 // grid digit nearest in the source innermost in CPU tiles (plan_on()): oiyx -> i_yxs_os_yxsv2_osv16 f32 (16
 // channels' rows of 9 floats) steps on by an input channel, 9 floats; not with 32-byte rows of A (f16), not
-// in the GPU tuning.
+// in the GPU tuning. Rows 2 KiB or more apart get a prefetch hint each at the tile's first column (CPU only).
 TEST(Generated, ScalarLoopsWalkTheSourcesNearestDigitInnermost) {
   struct Pair {
     Dims shape;
@@ -460,6 +460,10 @@ TEST(Generated, ScalarLoopsWalkTheSourcesNearestDigitInnermost) {
     for (auto m = std::sregex_iterator(code.begin(), code.end(), step); m != std::sregex_iterator(); ++m) strides.push_back(std::stoll((*m)[1]));
     ASSERT_GE(strides.size(), 2u) << label << "\n" << code;
     EXPECT_EQ(strides.front() == *std::min_element(strides.begin(), strides.end()), c.nearest_inside) << label << "\n" << code;
+    const bool apart = c.shape[1] * 9 * static_cast<int64_t>(size_of(c.type)) >= 2048;
+    EXPECT_EQ(code.find("if (ib == 0 && g_ok") != std::string::npos && code.find(") CR_PREFETCH(src + s_off + ((ia) * ") != std::string::npos,
+              apart && std::string(c.tuning) == "cpu")
+        << label << "\n" << code;
   }
 }
 
