@@ -222,6 +222,11 @@ bool prefetches_rows(const ReorderParams& p, int64_t row_elems) {
          row_elems * static_cast<int64_t>(unit_bytes(p.src.data_type())) >= kPrefetchRowBytes;
 }
 
+std::string once_per_line(const ReorderParams& p, const std::string& var, int64_t step) {
+  const int64_t line_elems = 64 / static_cast<int64_t>(unit_bytes(p.src.data_type()));
+  return line_elems > step ? "(" + var + " & " + num(line_elems - 1) + ") == 0" : "";
+}
+
 std::string prefetch_stmt(const ReorderParams& p, const std::string& off, const std::vector<std::string>& when) {
   const std::string hint = "CR_PREFETCH(src + " + off + " + " + num(kPrefetchAhead / static_cast<int64_t>(unit_bytes(p.src.data_type()))) + ");";
   return when.empty() ? hint : "if (" + join_and(when) + ") " + hint;

@@ -208,6 +208,10 @@ constexpr int64_t kPrefetchRowBytes = 2048, kPrefetchAhead = 128;
 /// the CPU tuning, a whole-byte source type, rows kPrefetchRowBytes or more apart.
 bool prefetches_rows(const ReorderParams& p, int64_t row_elems);
 
+/// The condition that `var`, a loop index stepping by `step` source elements along a row, starts a 64-byte line's
+/// worth of them (a hint per line, not per step), or "" where each step covers a line or more.
+std::string once_per_line(const ReorderParams& p, const std::string& var, int64_t step);
+
 /// The hint for a row whose load reads from source element offset `off` (an expression), under `when` (joined
 /// with &&; none: always).
 std::string prefetch_stmt(const ReorderParams& p, const std::string& off, const std::vector<std::string>& when);

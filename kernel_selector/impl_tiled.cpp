@@ -400,8 +400,8 @@ std::vector<std::string> transpose_loops(const ReorderParams& p, const Permutati
   const bool narrow = a0 && a0->axis >= 0 && perm.axes[static_cast<size_t>(a0->axis)].masked() &&
                       perm.axes[static_cast<size_t>(a0->axis)].dim < a0->extent * a0->weight;
   const bool prefetch = a0 && !narrow && prefetches_rows(p, a0->src_stride);  // axis -1: digits of several axes, unmasked
-  const int64_t line_elems = prefetch ? 64 / static_cast<int64_t>(unit_bytes(p.src.data_type())) : 1;
-  if (prefetch && line_elems > vec) body.push_back("  const bool pf = (ib & " + num(line_elems - 1) + ") == 0;");
+  const std::string line_start = prefetch ? once_per_line(p, "ib", vec) : "";
+  if (!line_start.empty()) body.push_back("  const bool pf = " + line_start + ";");
   // One step of V x V at A position `ia` (a variable name), registers tagged `tag`: its loads and network
   // (`pre`), and each column's store.
   struct Step {
@@ -461,7 +461,7 @@ std::vector<std::string> transpose_loops(const ReorderParams& p, const Permutati
       }
       if (prefetch) {  // under the row's own conditions: no hint for a row of padding
         std::vector<std::string> when = ok;
-        if (line_elems > vec) when.insert(when.begin(), "pf");
+        if (!line_start.empty()) when.insert(when.begin(), "pf");
         out.pre.push_back(prefetch_stmt(p, off, when));
       }
       rows.push_back("r" + tag + num(i));
@@ -667,8 +667,7 @@ std::vector<std::string> row_loops(const ReorderParams& p, const Permutation& pe
   // where a tile has 8 such rows or more: 2-4 streams the hardware follows itself, and hints only cost there.
   if (!b.digits.empty() && b.digits.front().extent >= 8 && prefetches_rows(p, b.digits.front().src_stride)) {
     std::vector<std::string> when;
-    const int64_t line_elems = 64 / static_cast<int64_t>(unit_bytes(p.src.data_type()));
-    if (line_elems > vec && a.length() > vec) when.push_back("(ia & " + num(line_elems - 1) + ") == 0");
+    if (const std::string line_start = once_per_line(p, "ia", vec); !line_start.empty() && a.length() > vec) when.push_back(line_start);
     if (!ok.empty()) when.push_back("ok");
     if (row) when.push_back("ia < n_ok");
     body.push_back("    " + prefetch_stmt(p, "s_off + " + b.src_offset("ib") + " + ia", when));
