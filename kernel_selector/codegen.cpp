@@ -178,16 +178,20 @@ int log2_exact(int64_t v) {
 
 int64_t pack_of(DataType t) { return is_nibble(t) || size_of(t) >= 4 ? 1 : 4 / static_cast<int64_t>(size_of(t)); }
 
+bool unaligned_vectors(const DeviceInfo& dev) { return tuning_of(dev) == Tuning::cpu; }
+
 std::string vstore_stmt(DataType t, int width, const std::string& value, const std::string& ptr, StoreAlign align) {
   const std::string w = std::to_string(width), type = cl_type(t) + (width > 1 ? w : "");
   const int64_t pack = pack_of(t), bytes = width * size_of(t);
-  const bool wide = align.packable && pack > 1 && width % pack == 0;
+  const bool unaligned = align.unaligned && pack > 1 && width % pack == 0;
+  const bool wide = unaligned || (align.packable && pack > 1 && width % pack == 0);
   const bool stream = align.streams && bytes >= 16 && bytes <= 64 && (bytes & (bytes - 1)) == 0 && (pack == 1 || wide);
   if (!wide && !stream) return width > 1 ? "vstore" + w + "(" + value + ", 0, " + ptr + ");" : "*(" + ptr + ") = " + value + ";";
   const std::string words = std::to_string(width / pack);
   const std::string as_words = pack > 1 ? "as_uint" + words + "(v_)" : "v_";
   std::string out = "{ const " + type + " v_ = " + value + "; ";
   if (stream) out += "if (dst_a64) CR_STREAM_STORE(" + (pack > 1 ? "uint" + words : type) + ", " + as_words + ", " + ptr + "); else ";
+  if (unaligned) return out + "CR_STOREU(" + type + ", " + ptr + ", v_); }";
   if (wide) {
     out += "if (dst_wide) ";
     out += width / pack > 1 ? "vstore" + words + "(" + as_words + ", 0, (__global uint*)(" + ptr + "));"
@@ -198,12 +202,14 @@ std::string vstore_stmt(DataType t, int width, const std::string& value, const s
   return out + " }";
 }
 
-std::string vload_expr(DataType t, int width, const std::string& ptr, bool packable) {
+std::string vload_expr(DataType t, int width, const std::string& ptr, bool packable, bool unaligned) {
   const std::string w = std::to_string(width), plain = width > 1 ? "vload" + w + "(0, " + ptr + ")" : "*(" + ptr + ")";
   const int64_t pack = pack_of(t);
-  if (!packable || pack == 1 || width % pack != 0) return plain;
+  if (pack == 1 || width % pack != 0) return plain;
   const int64_t words = width / pack;
   const std::string as_type = "as_" + cl_type(t) + w;
+  if (unaligned) return "CR_LOADU(" + cl_type(t) + w + ", " + ptr + ")";
+  if (!packable) return plain;
   const std::string uints = words > 1 ? "vload" + std::to_string(words) + "(0, (__global const uint*)(" + ptr + "))"
                                       : "*(__global const uint*)(" + ptr + ")";
   return "(src_wide ? " + as_type + "(" + uints + ") : " + plain + ")";

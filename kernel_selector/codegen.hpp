@@ -174,21 +174,29 @@ int64_t pack_of(DataType t);
 
 /// How a vector store may go, as the caller has proved from the offsets (apart from the runtime base).
 struct StoreAlign {
-  bool packable = false;  ///< ptr's offset is a multiple of pack_of(t) elements
-  bool streams = false;   ///< ptr's offset is a multiple of the store's width, and streaming pays (stream_pays)
+  bool packable = false;   ///< ptr's offset is a multiple of pack_of(t) elements
+  bool streams = false;    ///< ptr's offset is a multiple of the store's width, and streaming pays (stream_pays)
+  bool unaligned = false;  ///< 8- and 16-bit vectors go as one unaligned store at any offset (unaligned_vectors())
 };
 
+/// Whether 8- and 16-bit vectors may move at any offset in one unaligned access (CR_LOADU / CR_STOREU,
+/// kernels_cl/common.cl): CPU tunings, whose loads and stores take any address in one instruction. Elsewhere
+/// they move as aligned uints only where the caller proved the offsets allow it, behind the base's run-time
+/// test (src_wide / dst_wide, see CR_REORDER_BEGIN).
+bool unaligned_vectors(const DeviceInfo& dev);
+
 /// Statement storing `value` (a vector of `width` elements of `t`) at element pointer `ptr`. PoCL splits
-/// vstoreN of 8- and 16-bit elements into scalar stores, so a packable store goes as uints, guarded by
-/// dst_wide (the runtime base keeps that alignment, see CR_REORDER_BEGIN). A streaming store of 16 to 64
-/// bytes goes through CR_STREAM_STORE, guarded by dst_a64.
+/// vstoreN of 8- and 16-bit elements into scalar stores, so such a store goes as one unaligned vector store
+/// where `align.unaligned`, else as uints where `align.packable`, guarded by dst_wide. A streaming store of 16
+/// to 64 bytes goes through CR_STREAM_STORE, guarded by dst_a64.
 std::string vstore_stmt(DataType t, int width, const std::string& value, const std::string& ptr, StoreAlign align);
 
 /// Expression loading a vector of `width` elements of `t` at element pointer `ptr`. PoCL narrows vloadN of
-/// 8- and 16-bit elements that feed shuffles into 2-, 4- and 8-byte pieces and reassembles them, so a load
-/// whose offset the caller has proved a multiple of pack_of(t) elements (`packable`, apart from the runtime
-/// base) goes as uints, guarded by src_wide (see CR_REORDER_BEGIN).
-std::string vload_expr(DataType t, int width, const std::string& ptr, bool packable);
+/// 8- and 16-bit elements that feed shuffles into 2-, 4- and 8-byte pieces and reassembles them, so such a
+/// load goes as one unaligned vector load where `unaligned` (unaligned_vectors()), else as uints where the
+/// caller has proved the offset a multiple of pack_of(t) elements (`packable`, apart from the runtime base),
+/// guarded by src_wide.
+std::string vload_expr(DataType t, int width, const std::string& ptr, bool packable, bool unaligned = false);
 
 /// Whether a reorder should stream its stores: its source and destination together exceed 3/4 of the
 /// device's global memory cache (glibc's memcpy streams above 3/4 of the shared cache), so the destination

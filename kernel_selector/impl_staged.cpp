@@ -175,6 +175,7 @@ class StagedReorder : public ReorderImpl {
     outside.push_back(sp.loop);
     const DataType st = p.src.data_type();
     const bool src_packable = strides_multiple_of(sp.perm, outside, pack_of(st), &PermDigit::src_stride);
+    const bool unaligned = unaligned_vectors(p.device);
     // Destination offset -> source offset over the tile's tuples, and each source offset's part of the
     // padded coordinates of the tracked axes (per-index parameters).
     std::map<int64_t, int64_t> from;
@@ -208,7 +209,7 @@ class StagedReorder : public ReorderImpl {
         const std::string var = "l" + num(static_cast<int64_t>(r)) + "_" + num(at);
         const std::string off = "src + so + " + num(src_rows[r] + at);
         const std::string type = w == 1 ? dt : dt + num(w);
-        const std::string raw = vload_expr(st, w, off, src_packable && (src_rows[r] + at) % pack_of(st) == 0);
+        const std::string raw = vload_expr(st, w, off, src_packable && (src_rows[r] + at) % pack_of(st) == 0, unaligned);
         // Per-index values at each lane's padded coordinate: the grid's part (v<axis>), the loop's, the tile's.
         const int64_t first = src_rows[r] + at;
         const std::string load =
@@ -244,7 +245,7 @@ class StagedReorder : public ReorderImpl {
       }
       if (w > 1) value = "(" + dt + num(w) + ")(" + value + ")";
       // No streaming: staged's stores are mostly narrower than the 16 bytes a streaming store needs.
-      body.push_back(vstore_stmt(p.dst.data_type(), w, value, "dst + do_ + " + num(at), StoreAlign{packable && at % pack == 0, false}));
+      body.push_back(vstore_stmt(p.dst.data_type(), w, value, "dst + do_ + " + num(at), StoreAlign{packable && at % pack == 0, false, unaligned}));
     };
     for (int64_t row : row_offsets(tile, &PermDigit::dst_stride))
       for (const auto& [at, w] : chunks(dst_run)) store(row + at, w);

@@ -326,10 +326,13 @@ std::string dst_vector_store(DataType t, int vec, const std::string& value, cons
 // V source elements from element offset `off`: a vector load, or for u4 and i4 V / 2 bytes unpacked to 8-bit
 // lanes (`off` even: make_plan()) from byte offset `bytes` where given, else off / 2. `packable`: as uints
 // where the base allows (pack_of(), and for u4 and i4 a multiple of 8 nibbles).
-std::string src_vector(DataType t, int vec, const std::string& off, bool packable, const std::string& bytes = "") {
-  if (!is_nibble(t)) return vload_expr(t, vec, "src + " + off, packable);
+std::string src_vector(const DeviceInfo& dev, DataType t, int vec, const std::string& off, bool packable,
+                       const std::string& bytes = "") {
+  const bool unaligned = unaligned_vectors(dev);
+  if (!is_nibble(t)) return vload_expr(t, vec, "src + " + off, packable, unaligned);
   return std::string(t == DataType::i4 ? "cr_nib_unpack_i" : "cr_nib_unpack_u") + num(vec) + "(" +
-         vload_expr(DataType::u8, vec / 2, "(__global const uchar*)src + (" + (bytes.empty() ? "(" + off + ") >> 1" : bytes) + ")", packable) + ")";
+         vload_expr(DataType::u8, vec / 2, "(__global const uchar*)src + (" + (bytes.empty() ? "(" + off + ") >> 1" : bytes) + ")", packable,
+                    unaligned) + ")";
 }
 
 // V x V register transpose: V vector loads along B (source-dense), V vector stores along A
@@ -438,7 +441,7 @@ std::vector<std::string> transpose_loops(const ReorderParams& p, const Permutati
       // is too, the sum being even): the rows' loads stay constants apart, which the halved sum hid from LLVM
       // (a shift and a sign extension per row; i4 -> f16 b_fs_yx_fsv16 -> bfyx took 0.85x the time so).
       const std::string half = a.src_bytes(row);
-      std::string load = src_vector(p.src.data_type(), vec, off, src_packable, half.empty() ? "" : "((s_off + ib) >> 1) + " + half);
+      std::string load = src_vector(p.device, p.src.data_type(), vec, off, src_packable, half.empty() ? "" : "((s_off + ib) >> 1) + " + half);
       if (rolled) {
         load = "(rd ? " + load + " : vload" + V + "(" + num(i) + ", fb" + tag + "))";
       } else if (!readable.empty()) {
@@ -453,7 +456,7 @@ std::vector<std::string> transpose_loops(const ReorderParams& p, const Permutati
           const int j = q * quarter;
           // As a swizzle of all its lanes: a vector literal of sub-vectors crashes Oclgrind's uninitialized-value
           // check at -O0, which CR_ELEMENTWISE_SWIZZLES avoids lane by lane.
-          const std::string quarter_load = "(rq" + num(q) + " ? " + vload_expr(p.src.data_type(), quarter, "src + " + off + " + " + num(j), false) +
+          const std::string quarter_load = "(rq" + num(q) + " ? " + vload_expr(p.src.data_type(), quarter, "src + " + off + " + " + num(j), false, unaligned_vectors(p.device)) +
                                            " : (" + st + num(quarter) + ")(" + each(j, j + quarter) + "))";
           parts += std::string(q ? ", " : "") + swizzle_run(quarter_load, 0, quarter);
         }
@@ -601,7 +604,7 @@ std::vector<std::string> row_loops(const ReorderParams& p, const Permutation& pe
   const auto along_a = [](int lane) { return std::make_pair("ia + " + num(lane), std::string("ib")); };
   // A 4-bit source's bytes halved term by term, as in transpose_loops() (ia steps by V, an even count).
   const std::string half = b.src_bytes("ib");
-  const std::string load = convert_at(p, perm, src_vector(p.src.data_type(), vec, "s_off + " + b.src_offset("ib") + " + ia", src_packable,
+  const std::string load = convert_at(p, perm, src_vector(p.device, p.src.data_type(), vec, "s_off + " + b.src_offset("ib") + " + ia", src_packable,
                                                           half.empty() ? "" : "(s_off >> 1) + " + half + " + (ia >> 1)"),
                                       vec, a, b, along_a, &a);
   if (!ok.empty()) body.push_back("  const bool ok = " + join_and(ok) + ";");
@@ -956,12 +959,12 @@ class TiledReorder : public ReorderImpl {
     // Transposes stream whole 64-byte lines only (transpose_loops()): their stores outside A start on one.
     auto align = [&](int64_t width) {
       return StoreAlign{strides_multiple_of(perm, outside, pack_of(p.dst.data_type()), &PermDigit::dst_stride),
-                        streams && strides_multiple_of(perm, outside, width, &PermDigit::dst_stride)};
+                        streams && strides_multiple_of(perm, outside, width, &PermDigit::dst_stride), unaligned_vectors(p.device)};
     };
     const int64_t line = std::max<int64_t>(vec, 64 / static_cast<int64_t>(unit_bytes(p.dst.data_type())));
     const int64_t src_pack = is_nibble(p.src.data_type()) ? 8 : pack_of(p.src.data_type());
     // Packed u4 and i4 bytes go as uints where every store starts at a multiple of 8 nibbles.
-    const StoreAlign nibble_align{strides_multiple_of(perm, outside, 8, &PermDigit::dst_stride), false};
+    const StoreAlign nibble_align{strides_multiple_of(perm, outside, 8, &PermDigit::dst_stride), false, unaligned_vectors(p.device)};
     if (tp.form == TiledPlan::Form::transpose)
       body = transpose_loops(p, perm, a, b, vec, strides_multiple_of(perm, with(a), src_pack, &PermDigit::src_stride), align(line),
                              nibble_align, tp.sums);

@@ -687,6 +687,29 @@ static inline char16 cr_nib_unpack_i16(uchar8 b) {
     }                                                                                                      \
   }
 
+// 8- and 16-bit vectors at any address, in one access (CPU tiles of tiled and staged: unaligned_vectors() in
+// codegen.cpp). PoCL's vloadN and vstoreN of chars and shorts go element by element (LLVM reassembles the loads
+// from 2- to 8-byte pieces, the stores stay scalar); a packed struct's member has alignment 1, so its access
+// is defined at any address and a CPU makes it one unaligned instruction. The aligned form GPU tunings take
+// (uints behind the base's run-time test, src_wide / dst_wide) leaves that test in every access of the tile,
+// which LLVM does not hoist out of a loop this big: the unaligned form took 0.76-0.84x its time on 8-bit
+// transposes (PoCL, warm). The element's own vector type: LLVM 14's optimizer (Oclgrind's) splits a store of
+// a uint vector built lane by lane into uint stores claiming 4-byte alignment, wrong for 16-bit elements at an
+// odd offset (through a bitcast too: lanes and local, whose stores are built so, keep the aligned form).
+#define CR_UNALIGNED_VECTORS(T)                                                                            \
+  typedef struct __attribute__((packed)) { T##2 v; } cr_u_##T##2;                                         \
+  typedef struct __attribute__((packed)) { T##4 v; } cr_u_##T##4;                                         \
+  typedef struct __attribute__((packed)) { T##8 v; } cr_u_##T##8;                                         \
+  typedef struct __attribute__((packed)) { T##16 v; } cr_u_##T##16;
+CR_UNALIGNED_VECTORS(char)
+CR_UNALIGNED_VECTORS(uchar)
+CR_UNALIGNED_VECTORS(short)
+CR_UNALIGNED_VECTORS(ushort)
+#undef CR_UNALIGNED_VECTORS
+// The vector of type VT (char16, ushort8 ...) at `p`, and a store of `x` there.
+#define CR_LOADU(VT, p) (((__global const cr_u_##VT*)(p))->v)
+#define CR_STOREU(VT, p, x) (((__global cr_u_##VT*)(p))->v = (x))
+
 // A hint that the cache line holding `p` is read soon (CPU tiles of tiled, staged and lanes whose source rows lie
 // 2 KiB or more apart: prefetches_rows() in codegen.cpp): such a tile reads as many rows as it has, each in
 // another page, more streams than a core's hardware prefetcher follows, so its loads would wait on memory row
