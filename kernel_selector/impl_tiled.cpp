@@ -324,8 +324,9 @@ std::string dst_vector_store(DataType t, int vec, const std::string& value, cons
 }
 
 // V source elements from element offset `off`: a vector load, or for u4 and i4 V / 2 bytes unpacked to 8-bit
-// lanes (`off` even: make_plan()) from byte offset `bytes` where given, else off / 2. `packable`: as uints
-// where the base allows (pack_of(), and for u4 and i4 a multiple of 8 nibbles).
+// lanes (`off` even: make_plan()) from byte offset `bytes` where given, else off / 2. 8-bit and 16-bit lanes
+// load as one unaligned access on CPU tunings (unaligned_vectors()), else as uints where `packable` says the
+// base allows (pack_of(), and for u4 and i4 a multiple of 8 nibbles).
 std::string src_vector(const DeviceInfo& dev, DataType t, int vec, const std::string& off, bool packable,
                        const std::string& bytes = "") {
   const bool unaligned = unaligned_vectors(dev);
