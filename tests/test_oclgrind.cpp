@@ -303,6 +303,8 @@ TEST(Sweep, EveryImplementationInBothTunings) {
   int long_a = 0;
   // CPU-tuned kernels that prefetch their source rows, per implementation.
   std::map<std::string, int> prefetching;
+  // CPU-tuned tiled kernels written for g_ok known true and known false (a grid with padding).
+  int split = 0;
   for (const Sweep& s : cases)
     for (const auto& impl : KernelSelector::instance().impls())
       for (const char* tuning : {"cpu", "gpu"}) {
@@ -321,6 +323,7 @@ TEST(Sweep, EveryImplementationInBothTunings) {
           if (const std::string form = two_digit_rows(code); !form.empty()) ++two_digit[form];
           long_a += std::string(tuning) == "cpu" && transpose_a_length(code) > 256;
           if (code.find("CR_PREFETCH(src + ") != std::string::npos) ++prefetching[impl->name()];
+          split += code.find("#define CR_GRID_SPLIT 1") != std::string::npos;
           planned.push_back({&s, std::move(kd), std::string(tuning) + " tuning, cache " + std::to_string(cache)});
           ++per_impl[impl->name()];
         }
@@ -331,6 +334,7 @@ TEST(Sweep, EveryImplementationInBothTunings) {
     EXPECT_GT(two_digit[form], 0) << "no tiled row copy with B's digit continuing A in the source " << form;
   EXPECT_GT(long_a, 0) << "no CPU-tuned transpose with A over 256 elements";
   for (const char* impl : {"tiled", "staged", "lanes"}) EXPECT_GT(prefetching[impl], 0) << "no " << impl << " kernel prefetching its source rows";
+  EXPECT_GT(split, 0) << "no tiled kernel written for both values of g_ok";
   for (const char* tuning : {"cpu", "gpu"})
     for (const auto& [mark, form] : edge_forms)
       EXPECT_GT(edge_steps[std::string(tuning) + " tuning, " + form], 0) << "no tiled edge steps as " << form << " in the " << tuning << " tuning";
@@ -343,6 +347,7 @@ TEST(Sweep, EveryImplementationInBothTunings) {
   for (const auto& [form, count] : two_digit)
     std::printf("sweep: tiled's row copies, B's digit continuing A in the source %s: %d kernels\n", form.c_str(), count);
   std::printf("sweep: CPU-tuned transposes with A over 256 elements: %d kernels\n", long_a);
+  std::printf("sweep: CPU-tuned tiled kernels written for both values of g_ok: %d\n", split);
   for (const auto& [impl, count] : prefetching) std::printf("sweep: %s prefetching its source rows: %d kernels\n", impl.c_str(), count);
 }
 

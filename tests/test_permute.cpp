@@ -467,6 +467,44 @@ TEST(Generated, ScalarLoopsWalkTheSourcesNearestDigitInnermost) {
   }
 }
 
+// CPU tiles leave no per-access test in their loops where they need not: 8- and 16-bit vectors of tiled and
+// staged load and store unaligned (CR_LOADU / CR_STOREU, no src_wide / dst_wide test), and tiled's tile is
+// written for g_ok known true and known false where the grid holds padding (CR_GRID_SPLIT). GPU tunings keep
+// the guarded forms and one tile, and so does lanes on CPUs; a grid without masks has one tile everywhere.
+TEST(Generated, CpuTilesTakeTheirTestsOutOfTheLoop) {
+  struct Pair {
+    const char *from, *to, *impl;
+    DataType type;
+    Dims shape;
+    bool padded;            // the destination padded by 1 in y and x
+    bool unaligned, split;  // in the CPU tuning
+  };
+  const Pair pairs[] = {{"bfyx", "byxf", "tiled", DataType::i8, {2, 64, 16, 16}, false, true, false},
+                        {"bfyx", "byxf", "tiled", DataType::i8, {2, 64, 16, 16}, true, true, true},
+                        {"bfyx", "b_fs_yx_fsv16", "tiled", DataType::f16, {2, 32, 8, 8}, false, true, false},
+                        {"bfyx", "b_fs_yx_fsv16", "tiled", DataType::f16, {2, 32, 8, 8}, true, false, true},
+                        {"bfyx", "byxf", "tiled", DataType::f32, {2, 64, 16, 16}, true, false, true},
+                        {"oiyx", "os_is_yx_isv16_osv16", "staged", DataType::f16, {32, 32, 3, 3}, false, true, false},
+                        {"oiyx", "os_is_yx_osa4_isa8_osv8_isv4", "lanes", DataType::i8, {32, 32, 3, 3}, false, false, false}};
+  for (const Pair& c : pairs)
+    for (const char* tuning : {"cpu", "gpu"}) {
+      const Dims pad = c.padded ? Dims{0, 0, 1, 1} : Dims{0, 0, 0, 0};
+      const Layout src(format_from_name(c.from), c.type, c.shape), dst(format_from_name(c.to), c.type, c.shape, pad, pad);
+      const std::string label = src.describe() + " -> " + dst.describe() + " " + c.impl + ", " + tuning + " tuning";
+      const std::string code = plan_reorder(tuned_device(tuning), src, dst, c.impl).source.code;
+      const bool cpu = std::string(tuning) == "cpu", unaligned = cpu && c.unaligned;
+      for (const char* form : {"CR_LOADU(", "CR_STOREU("}) {
+        EXPECT_EQ(code.find(form) != std::string::npos, unaligned) << form << " " << label << "\n" << code;
+      }
+      for (const char* test : {"(src_wide ? ", "if (dst_wide)"}) {
+        EXPECT_TRUE(!unaligned || code.find(test) == std::string::npos) << test << " " << label << "\n" << code;
+      }
+      if (std::string(c.impl) == "tiled") {
+        EXPECT_NE(code.find(std::string("#define CR_GRID_SPLIT ") + (cpu && c.split ? "1" : "0")), std::string::npos) << label << "\n" << code;
+      }
+    }
+}
+
 // Planning is bounded by the tiles, not the shape: a dim of about 10^10 without small divisors (found by the
 // CLI fuzzer, where `source` never returned) plans at once with every implementation and both tunings.
 TEST(Generated, HugeDimsPlanAtOnce) {
