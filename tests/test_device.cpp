@@ -1210,64 +1210,56 @@ TEST(Device, ByteOffsetsInsideBuffers) {
   EXPECT_EQ(run_case_all(*e, h, false, "", 2, 6), "");
 }
 
-// The form an 8- or 16-bit vector access of `impl` takes in `tuning`: in CPU tiles tiled's and staged's go as
-// one unaligned access at any offset (unaligned_vectors()); elsewhere as uints behind the base's run-time
-// test (src_wide / dst_wide).
-static bool unaligned_access(const char* tuning, const char* impl) {
-  return std::string(tuning) == "cpu" && (std::string(impl) == "tiled" || std::string(impl) == "staged");
+// Each case's 8- or 16-bit vector accesses on one side (`source`: loads, else stores), in the form each tuning
+// gives them: in CPU tiles tiled's and staged's go as one unaligned access at any offset (`unaligned`,
+// unaligned_vectors()), elsewhere as uints behind the base's run-time test (`guarded`); then the reorder at
+// every offset of that side inside a 4-byte word, where the test takes one branch or the other.
+static void run_at_every_word_offset(const Engine& e, const std::vector<std::pair<Case, const char*>>& cases, bool source,
+                                     const char* unaligned_form, const char* guarded_form) {
+  for (const char* tuning : {"cpu", "gpu"}) {
+    const ScopedEnv tiles("CLREORDER_TUNING", tuning);
+    for (const auto& [c, impl] : cases) {
+      const std::string code = plan_reorder(e.info(), c.src, c.dst, impl).source.code;
+      const bool unaligned = std::string(tuning) == "cpu" && (std::string(impl) == "tiled" || std::string(impl) == "staged");
+      EXPECT_NE(code.find(unaligned ? unaligned_form : guarded_form), std::string::npos) << tuning << " " << c.label;
+      EXPECT_EQ(code.find(unaligned ? guarded_form : unaligned_form), std::string::npos) << tuning << " " << c.label;
+      const size_t esize = static_cast<size_t>(size_of((source ? c.src : c.dst).data_type()));
+      for (size_t k = 0; k < 4 / esize; ++k)
+        EXPECT_EQ(run_case_all(e, c, true, impl, source ? k * esize : 0, source ? 0 : k * esize, k), "")
+            << tuning << " " << impl << " offset " << k * esize;
+    }
+  }
 }
 
-// Stores of 8- and 16-bit elements, in the form each tuning gives them (unaligned_access()), at every
-// destination offset inside a 4-byte word: with the base's test, each offset takes one branch or the other.
+// Stores of 8- and 16-bit elements on each path that packs them, at every destination offset.
 TEST(Device, PackedStoresAtEveryDestinationAlignment) {
   REQUIRE_DEVICE(e);
-  const std::pair<Case, const char*> cases[] = {
-      {make_case(Format::parse("bfyx"), Format::parse("b_fs_yx_fsv16"), {2, 32, 4, 4}, DataType::f32, DataType::f16), "tiled"},
-      {make_case(Format::parse("bfyx"), Format::parse("bfyx"), {2, 3, 4, 16}, DataType::f32, DataType::bf16), "tiled"},
-      {make_case(Format::parse("bfyx"), Format::parse("byxf"), {2, 64, 2, 8}, DataType::f32, DataType::u8), "tiled"},
-      {make_case(Format::parse("bfyx"), Format::parse("b_fs_yx_fsv16"), {2, 32, 7, 7}, DataType::f32, DataType::f16), "staged"},
-      {make_case(Format::parse("oiyx"), Format::parse("os_is_yx_osa4_isa8_osv8_isv4"), {64, 64, 3, 3}, DataType::i8, DataType::i8), "lanes"},
-      {make_case(Format::parse("bfyx"), Format::parse("byxf"), {2, 64, 4, 8}, DataType::f32, DataType::i8), "local"},
-      {make_case(Format::parse("b_fs_yx_fsv16"), Format::parse("bfyx"), {2, 32, 4, 8}, DataType::f16, DataType::f16), "local"}};
-  for (const char* tuning : {"cpu", "gpu"}) {
-    const ScopedEnv tiles("CLREORDER_TUNING", tuning);
-    for (const auto& [c, impl] : cases) {
-      const std::string code = plan_reorder(e->info(), c.src, c.dst, impl).source.code;
-      const bool unaligned = unaligned_access(tuning, impl);
-      EXPECT_NE(code.find(unaligned ? "CR_STOREU(" : "if (dst_wide)"), std::string::npos) << tuning << " " << c.label;
-      EXPECT_EQ(code.find(unaligned ? "if (dst_wide)" : "CR_STOREU("), std::string::npos) << tuning << " " << c.label;
-      const size_t esize = static_cast<size_t>(size_of(c.dst.data_type()));
-      for (size_t k = 0; k < 4 / esize; ++k)
-        EXPECT_EQ(run_case_all(*e, c, true, impl, 0, k * esize, k), "") << tuning << " " << impl << " offset " << k * esize;
-    }
-  }
+  run_at_every_word_offset(
+      *e,
+      {{make_case(Format::parse("bfyx"), Format::parse("b_fs_yx_fsv16"), {2, 32, 4, 4}, DataType::f32, DataType::f16), "tiled"},
+       {make_case(Format::parse("bfyx"), Format::parse("bfyx"), {2, 3, 4, 16}, DataType::f32, DataType::bf16), "tiled"},
+       {make_case(Format::parse("bfyx"), Format::parse("byxf"), {2, 64, 2, 8}, DataType::f32, DataType::u8), "tiled"},
+       {make_case(Format::parse("bfyx"), Format::parse("b_fs_yx_fsv16"), {2, 32, 7, 7}, DataType::f32, DataType::f16), "staged"},
+       {make_case(Format::parse("oiyx"), Format::parse("os_is_yx_osa4_isa8_osv8_isv4"), {64, 64, 3, 3}, DataType::i8, DataType::i8), "lanes"},
+       {make_case(Format::parse("bfyx"), Format::parse("byxf"), {2, 64, 4, 8}, DataType::f32, DataType::i8), "local"},
+       {make_case(Format::parse("b_fs_yx_fsv16"), Format::parse("bfyx"), {2, 32, 4, 8}, DataType::f16, DataType::f16), "local"}},
+      false, "CR_STOREU(", "if (dst_wide)");
 }
 
-// Loads of 8- and 16-bit elements, in the form each tuning gives them (unaligned_access()): lanes' and
-// staged's tiles, tiled's transposes (with and without a conversion) and its row copies, at every source
-// offset inside a 4-byte word.
+// Loads of 8- and 16-bit elements: lanes' and staged's tiles, tiled's transposes (with and without a
+// conversion) and its row copies, local's words, at every source offset.
 TEST(Device, PackedLoadsAtEverySourceAlignment) {
   REQUIRE_DEVICE(e);
-  const std::pair<Case, const char*> cases[] = {
-      {make_case(Format::parse("oiyx"), Format::parse("os_is_yx_osa4_isa8_osv8_isv4"), {64, 64, 3, 3}, DataType::i8, DataType::i8), "lanes"},
-      {make_case(Format::parse("b_fs_yx_fsv16"), Format::parse("bfyx"), {2, 32, 7, 7}, DataType::i8, DataType::i8), "staged"},
-      {make_case(Format::parse("bfyx"), Format::parse("byxf"), {2, 16, 4, 8}, DataType::i8, DataType::i8), "tiled"},
-      {make_case(Format::parse("bfyx"), Format::parse("b_fs_yx_fsv16"), {2, 32, 4, 4}, DataType::f16, DataType::f32), "tiled"},
-      {make_case(Format::parse("b_fs_yx_fsv16"), Format::parse("b_fs_yx_fsv16"), {2, 32, 4, 4}, DataType::u8, DataType::f32), "tiled"},
-      {make_case(Format::parse("byxf"), Format::parse("bfyx"), {2, 64, 4, 8}, DataType::u8, DataType::f32), "local"},
-      {make_case(Format::parse("bfyx"), Format::parse("b_fs_yx_fsv16"), {2, 32, 4, 8}, DataType::bf16, DataType::bf16), "local"}};
-  for (const char* tuning : {"cpu", "gpu"}) {
-    const ScopedEnv tiles("CLREORDER_TUNING", tuning);
-    for (const auto& [c, impl] : cases) {
-      const std::string code = plan_reorder(e->info(), c.src, c.dst, impl).source.code;
-      const bool unaligned = unaligned_access(tuning, impl);
-      EXPECT_NE(code.find(unaligned ? "CR_LOADU(" : "(src_wide ? "), std::string::npos) << tuning << " " << c.label;
-      EXPECT_EQ(code.find(unaligned ? "(src_wide ? " : "CR_LOADU("), std::string::npos) << tuning << " " << c.label;
-      const size_t esize = static_cast<size_t>(size_of(c.src.data_type()));
-      for (size_t k = 0; k < 4 / esize; ++k)
-        EXPECT_EQ(run_case_all(*e, c, true, impl, k * esize, 0, k), "") << tuning << " " << impl << " offset " << k * esize;
-    }
-  }
+  run_at_every_word_offset(
+      *e,
+      {{make_case(Format::parse("oiyx"), Format::parse("os_is_yx_osa4_isa8_osv8_isv4"), {64, 64, 3, 3}, DataType::i8, DataType::i8), "lanes"},
+       {make_case(Format::parse("b_fs_yx_fsv16"), Format::parse("bfyx"), {2, 32, 7, 7}, DataType::i8, DataType::i8), "staged"},
+       {make_case(Format::parse("bfyx"), Format::parse("byxf"), {2, 16, 4, 8}, DataType::i8, DataType::i8), "tiled"},
+       {make_case(Format::parse("bfyx"), Format::parse("b_fs_yx_fsv16"), {2, 32, 4, 4}, DataType::f16, DataType::f32), "tiled"},
+       {make_case(Format::parse("b_fs_yx_fsv16"), Format::parse("b_fs_yx_fsv16"), {2, 32, 4, 4}, DataType::u8, DataType::f32), "tiled"},
+       {make_case(Format::parse("byxf"), Format::parse("bfyx"), {2, 64, 4, 8}, DataType::u8, DataType::f32), "local"},
+       {make_case(Format::parse("bfyx"), Format::parse("b_fs_yx_fsv16"), {2, 32, 4, 8}, DataType::bf16, DataType::bf16), "local"}},
+      true, "CR_LOADU(", "(src_wide ? ");
 }
 
 // The device evaluates the generated offset code; the host evaluates the plan. They must agree everywhere.
