@@ -987,9 +987,9 @@ class TiledReorder : public ReorderImpl {
       jit.set("CR_VALUE_TABLES", params.empty() ? tables : macro_lines({params, tables}));
     }
     // CPU tiles whose grid holds padding or tails (g_ok not a constant) take the tile twice, once for each value
-    // of g_ok (reorder_tiled.cl): its test before every row's load went. Measured (perf/clreorder_ab, 30-60
-    // interleaved runs, destinations padded in y and x): bfyx -> byxf i8 0.70x the time cold, 0.76x warm, f32
-    // 0.80-0.90x, byxf -> bfyx f16 0.81-0.90x, into b_fs_yx_fsv16 and fsv32 0.97-1.03x.
+    // of g_ok (reorder_tiled.cl): its test before every row's load went. Measured (perf/clreorder_ab, 40
+    // interleaved runs, 12 destinations padded in y and x; NOTES): bfyx -> byxf i8 0.71x the time cold, 0.59x
+    // warm, f32 0.94x and 0.77x, byxf -> bfyx f16 0.80x and 0.79x, blocked destinations 0.95-1.01x.
     const bool grid_tests = lines.back() != "const bool g_ok = true;";
     jit.def("GRID_COUNT", grid_count).def("GRID_DECODE(w)", macro_lines(lines)).def("TILE_LOOPS", macro_lines(body));
     jit.def("CR_GRID_SPLIT", grid_tests && tuning_of(p.device) == Tuning::cpu ? 1 : 0);
