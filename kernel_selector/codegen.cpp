@@ -183,8 +183,9 @@ bool unaligned_vectors(const DeviceInfo& dev) { return tuning_of(dev) == Tuning:
 std::string vstore_stmt(DataType t, int width, const std::string& value, const std::string& ptr, StoreAlign align) {
   const std::string w = std::to_string(width), type = cl_type(t) + (width > 1 ? w : "");
   const int64_t pack = pack_of(t), bytes = width * size_of(t);
-  const bool unaligned = align.unaligned && pack > 1 && width % pack == 0;
-  const bool wide = unaligned || (align.packable && pack > 1 && width % pack == 0);
+  const bool in_words = pack > 1 && width % pack == 0;  // 8- or 16-bit elements filling whole 4-byte words
+  const bool unaligned = align.unaligned && in_words;
+  const bool wide = unaligned || (align.packable && in_words);
   const bool stream = align.streams && bytes >= 16 && bytes <= 64 && (bytes & (bytes - 1)) == 0 && (pack == 1 || wide);
   if (!wide && !stream) return width > 1 ? "vstore" + w + "(" + value + ", 0, " + ptr + ");" : "*(" + ptr + ") = " + value + ";";
   const std::string words = std::to_string(width / pack);
@@ -206,10 +207,10 @@ std::string vload_expr(DataType t, int width, const std::string& ptr, bool packa
   const std::string w = std::to_string(width), plain = width > 1 ? "vload" + w + "(0, " + ptr + ")" : "*(" + ptr + ")";
   const int64_t pack = pack_of(t);
   if (pack == 1 || width % pack != 0) return plain;
-  const int64_t words = width / pack;
-  const std::string as_type = "as_" + cl_type(t) + w;
   if (unaligned) return "CR_LOADU(" + cl_type(t) + w + ", " + ptr + ")";
   if (!packable) return plain;
+  const int64_t words = width / pack;
+  const std::string as_type = "as_" + cl_type(t) + w;
   const std::string uints = words > 1 ? "vload" + std::to_string(words) + "(0, (__global const uint*)(" + ptr + "))"
                                       : "*(__global const uint*)(" + ptr + ")";
   return "(src_wide ? " + as_type + "(" + uints + ") : " + plain + ")";
