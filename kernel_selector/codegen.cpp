@@ -687,7 +687,19 @@ std::string build_options(const std::string& code, const DeviceInfo& device) {
                   "' is not a macro definition (-DNAME or -DNAME=VALUE, e.g. -DCR_HALF_BUILTINS)");
     options += " " + w;
   }
+  // CLREORDER_BUILD_LOG=1 has each program built from source print its build log (runtime.cpp); NVIDIA's
+  // driver reports registers, spills and local frames there only when asked, which is what a GPU's batch
+  // kernel costs beside its items (NOTES). Part of the key like the other options: a logged build is
+  // never one loaded from the cache, which would print nothing.
+  if (build_log_wanted() && device.platform.find("NVIDIA") != std::string::npos) options += " -cl-nv-verbose";
   return options;
+}
+
+bool build_log_wanted() {
+  const char* v = std::getenv("CLREORDER_BUILD_LOG");
+  if (!v || !*v) return false;
+  if (std::string(v) == "1") return true;
+  throw Error(std::string("CLREORDER_BUILD_LOG='") + v + "': expected 1 (print each program's build log) or unset");
 }
 
 Tuning tuning_of(const DeviceInfo& dev) {

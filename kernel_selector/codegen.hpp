@@ -161,9 +161,13 @@ void def_compensate(Jit& jit, const CompensateMacros& m, bool replace = false);
 bool divides(const Conversion& conv);
 
 /// The build options of a generated program's `code` on `device`: OpenCL C 1.2, and a correctly rounded
-/// division where the code defines CR_DIVIDES 1 (reorder_jit()) and the device can, and CLREORDER_BUILD_OPTIONS's
-/// macro definitions (anything else there throws, naming it).
+/// division where the code defines CR_DIVIDES 1 (reorder_jit()) and the device can, CLREORDER_BUILD_OPTIONS's
+/// macro definitions (anything else there throws, naming it), and on NVIDIA's driver under CLREORDER_BUILD_LOG=1
+/// its verbose build (registers and spills in the log).
 std::string build_options(const std::string& code, const DeviceInfo& device);
+
+/// CLREORDER_BUILD_LOG: true for 1, false unset or empty; anything else throws, naming it.
+bool build_log_wanted();
 
 /// k where v == 2^k; -1 where v is not a power of two (a division or modulus by v then stays one).
 int log2_exact(int64_t v);

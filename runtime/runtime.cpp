@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cctype>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 
@@ -13,6 +14,7 @@
 #include "clreorder/error.hpp"
 #include "clreorder/reorder.hpp"
 #include "clreorder/version.h"
+#include "codegen.hpp"
 #include "embedded.hpp"
 
 namespace clreorder {
@@ -447,6 +449,12 @@ std::vector<std::shared_ptr<ProgramCache::Entry>> ProgramCache::make(const cl::C
       rethrow_cl("building " + sources[members.front()]->entry);
     }
     ++counts->programs_built;
+    if (build_log_wanted()) {
+      std::string log;
+      for (const auto& pair : program.getBuildInfo<CL_PROGRAM_BUILD_LOG>()) log += pair.second;
+      std::fprintf(stderr, "clreorder: build log of the program of %zu kernel(s) starting with %s (options %s):\n%s\n",
+                   members.size(), sources[members.front()]->entry.c_str(), options.c_str(), log.c_str());
+    }
     for (size_t i : members) {
       bool unoptimised = false;
       add(i, program, &unoptimised);

@@ -10,13 +10,15 @@
 #
 # `bench` runs the four tables; suite, fused, views and impls each run one of them (impls first: the
 # implementations side by side are what a device's ranks are read from); batch times perf/batches' lists
-# one launch each against batched launches (LAUNCH_ITEMS); ab runs perf/gpu_ab.txt's interleaved A/B timings; fused-bits
+# one launch each against batched launches (LAUNCH_ITEMS), with the kernels' profiled times and the host's,
+# and brings back the kernel cache it filled; batch-log the driver's build logs of two lists' programs; ab runs perf/gpu_ab.txt's interleaved A/B timings; fused-bits
 # the fused table with f16 in bit operations (CLREORDER_BUILD_OPTIONS=-DCR_SOFTWARE_F16), the builtins' alternative.
 #
 # The tests find the CLI at the build directory's absolute path compiled into them: `run` links that path to
 # the unpacked build when nothing is there. Environment on `run`: CLREORDER_DEVICE (default nvidia),
 # ICD_LIBRARY (default: the first libnvidia-opencl.so.1 found), TEST_LIMIT (seconds per slice, default 420),
-# RUNS and REPEAT (the benchmarks', default 25 and 3), BENCH_LIMIT (seconds per table, default 300).
+# RUNS and REPEAT (the benchmarks', default 25 and 3), BENCH_LIMIT (seconds per table, default 300), SLICES
+# (a file of test slices run instead of ctest's, with WHOLE's whole binaries, default the C API's, beside them).
 set -u
 mode=${1:-}
 case $mode in
@@ -71,16 +73,21 @@ run)
   for phase in "$@"; do
     case $phase in
     tests)
-      # The slices pack read from ctest's test list, each its own process.
-      mapfile -t slices < "$root/slices"
+      # The slices pack read from ctest's test list, each its own process; SLICES=FILE (a path in the
+      # checkout, e.g. perf/gpu_slices_tail.txt) runs its lines instead, name|filter for test_device or
+      # name|binary|filter for another test binary (the tests a call before left unrun at the limit, split finer).
+      mapfile -t slices < <(grep -v -e '^#' -e '^[[:space:]]*$' "${SLICES:-$root/slices}")
       mkdir -p "$out/logs"
       export CLREORDER_CACHE_DIR=off CLREORDER_CONTEXT_CYCLES=${CLREORDER_CONTEXT_CYCLES:-100}
       limit=${TEST_LIMIT:-420}
       for s in "${slices[@]}"; do
-        (timeout -s KILL "$limit" "$bin/tests/test_device" --gtest_filter="${s#*|}" > "$out/logs/device.${s%%|*}.log" 2>&1
-         echo "exit $?" >> "$out/logs/device.${s%%|*}.log") &
+        name=${s%%|*} filter=${s##*|} binary=test_device
+        [ "${s#*|}" != "$filter" ] && { binary=${s#*|}; binary=${binary%%|*}; }
+        (timeout -s KILL "$limit" "$bin/tests/$binary" --gtest_filter="$filter" > "$out/logs/device.$name.log" 2>&1
+         echo "exit $?" >> "$out/logs/device.$name.log") &
       done
-      for t in property:test_property sweep:test_oclgrind c_api:test_c_api cli:test_cli; do
+      [ -n "${SLICES:-}" ] && whole="${WHOLE:-c_api:test_c_api}" || whole="property:test_property sweep:test_oclgrind c_api:test_c_api cli:test_cli"
+      for t in $whole; do
         (timeout -s KILL "$limit" "$bin/tests/${t#*:}" > "$out/logs/${t%%:*}.log" 2>&1; echo "exit $?" >> "$out/logs/${t%%:*}.log") &
       done
       wait
@@ -111,13 +118,26 @@ run)
       # Issue 15's many small reorders: each list of perf/batches one launch each against batched launches of
       # at most each of LAUNCH_ITEMS items (default 64, one launch per list; e.g. "64 16 4").
       mkdir -p "$out/batch"
+      # Its own kernel cache, brought back: the stored binaries are PTX on NVIDIA (calls, local frames, size).
+      export CLREORDER_CACHE_DIR=$out/batch/cache
       for f in perf/batches/*.txt; do
         for li in ${LAUNCH_ITEMS:-64}; do
           n=$(basename "$f" .txt).$li
           timeout -s KILL "${BENCH_LIMIT:-300}" "$bin/clreorder" bench --batch "$f" --launch-items "$li" --runs "${RUNS:-25}" --json \
             > "$out/batch/$n.json" 2> "$out/batch/$n.err" || status=1
-          printf '%-24s %s\n' "$n" "$(grep -E '"(launches|one_by_one_ms|batched_ms|speedup|exact)"' "$out/batch/$n.json" | tr -d ' \n')"
+          printf '%-24s %s\n' "$n" "$(grep -E '"(launches|one_by_one_ms|batched_ms|speedup|batched_kernel_ms|one_by_one_kernel_ms|batched_enqueue_ms|exact)"' "$out/batch/$n.json" | tr -d ' \n')"
         done
+      done
+      ;;
+    batch-log)
+      # The driver's build log of every program a list's bench compiles, its items' own kernels and the batch's
+      # (CLREORDER_BUILD_LOG=1: registers and spills on NVIDIA), compiled afresh (kernel cache off).
+      mkdir -p "$out/batch-log"
+      for f in ${BATCH_LOG_LISTS:-perf/batches/resnet50_f32.txt perf/batches/mobilenet_v2_f16.txt}; do
+        n=$(basename "$f" .txt)
+        CLREORDER_CACHE_DIR=off CLREORDER_BUILD_LOG=1 timeout -s KILL "${BENCH_LIMIT:-300}" "$bin/clreorder" bench --batch "$f" \
+          --runs 3 > "$out/batch-log/$n.txt" 2> "$out/batch-log/$n.log" || status=1
+        printf '%-24s %s programs logged\n' "$n" "$(grep -c '^clreorder: build log' "$out/batch-log/$n.log")"
       done
       ;;
     ab)
@@ -129,7 +149,7 @@ run)
         timeout -s KILL "${BENCH_LIMIT:-300}" "$bin/perf/clreorder_ab" $line 2>&1 | tee -a "$out/ab/ab.txt" | grep -E '^variant|error'
       done
       ;;
-    *) echo "unknown phase '$phase' (tests, bench, suite, fused, fused-bits, views, impls, batch, ab)"; status=2 ;;
+    *) echo "unknown phase '$phase' (tests, bench, suite, fused, fused-bits, views, impls, batch, batch-log, ab)"; status=2 ;;
     esac
   done
   exit $status

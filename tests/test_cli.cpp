@@ -172,6 +172,7 @@ TEST(Cli, EveryMalformedArgumentIsNamedOnOneLineAndWritesNothing) {
       {run_with({}), "CLREORDER_INDEX_BITS='13'", "CLREORDER_INDEX_BITS=13"},
       {run_with({}), "CLREORDER_TUNING='fast'", "CLREORDER_TUNING=fast"},
       {run_with({}), "CLREORDER_BUILD_OPTIONS='-O3'", "CLREORDER_BUILD_OPTIONS=-O3"},
+      {run_with({}), "CLREORDER_BUILD_LOG='yes'", "CLREORDER_BUILD_LOG=yes"},
       {run_with({}), "unknown reorder implementation 'nope'", "CLREORDER_FORCE_IMPL=nope"},
       {run_with({}), "CLREORDER_DEVICE 'nope' matches no OpenCL device", "CLREORDER_DEVICE=nope"},
       {{"bench", "--from", "bfyx", "--to", "byxf", "--shape", "1,2,3,4", "--runs", "0"}, "--runs '0'"},

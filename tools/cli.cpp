@@ -780,6 +780,10 @@ int bench_batch_list(const Args& a, const CliOptions& o) {
   std::printf("batched:         %.4f ms in %zu launch%s\n", r.batched_ms, r.launches, r.launches == 1 ? "" : "es");
   std::printf("speedup:         %.2fx\n", r.speedup);
   std::printf("copy:            %.4f ms (clEnqueueCopyBuffer of the destinations' bytes: the bandwidth floor)\n", r.copy_ms);
+  if (r.batched_kernel_ms >= 0)
+    std::printf("kernels:         %.4f ms batched, %.4f ms one launch each (event-profiled, summed over launches)\n",
+                r.batched_kernel_ms, r.one_by_one_kernel_ms);
+  std::printf("host:            %.4f ms in reorder_batch() until it returns\n", r.batched_enqueue_ms);
   std::printf("check: %s\n", r.exact ? "OK (every item byte-exact in both forms)" : ("MISMATCH: " + r.mismatch).c_str());
   return r.exact ? 0 : 1;
 }

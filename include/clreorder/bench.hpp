@@ -92,6 +92,13 @@ struct BatchBenchResult {
   /// clEnqueueCopyBuffer of the destinations' bytes (one blob), timed alongside: the bandwidth floor that
   /// bounds the batch once launches no longer count.
   double copy_ms = 0;
+  /// Where the batched time goes (medians of rounds after the timed ones, each form run blocking with its
+  /// events profiled): the batch's kernel time summed over its launches, the items' own kernels summed one
+  /// launch each, and the host's time in reorder_batch() until it returns (keys, checks, setting the
+  /// arguments, the enqueue). -1 where the queue keeps no profiling.
+  double batched_kernel_ms = -1;
+  double one_by_one_kernel_ms = -1;  ///< the items' own kernels, summed (see batched_kernel_ms)
+  double batched_enqueue_ms = 0;     ///< reorder_batch()'s host time until it returns (see batched_kernel_ms)
   bool exact = false;         ///< every item's destination bytes equal the host reference's, in both forms
   std::string mismatch;       ///< the first difference when not exact
   std::vector<std::string> impls;  ///< per item, the implementation inside the batch
