@@ -34,10 +34,10 @@ void dispatch_tree(const std::vector<std::string>& calls, const std::vector<size
 
 }  // namespace
 
-size_t batch_buffer_limit(const DeviceInfo& device) {
-  // Pointers are counted at 8 bytes whatever the device's address size; one more for the offsets table.
+bool batch_fits(const DeviceInfo& device, size_t buffer_count, size_t items) {
+  // Pointers are counted at 8 bytes whatever the device's address size, the local tile's among them.
   const size_t space = device.max_parameter_bytes ? device.max_parameter_bytes : 1024;
-  return std::max<size_t>(2, std::min<size_t>(2 * kMaxBatchItems, space / 8 - 1));
+  return items <= kMaxBatchItems && buffer_count <= 2 * kMaxBatchItems && 8 * buffer_count + 16 * items + 8 <= space;
 }
 
 KernelData batch_kernel(const std::vector<KernelData>& items, const std::vector<std::pair<DataType, DataType>>& types,
@@ -49,9 +49,9 @@ KernelData batch_kernel(const std::vector<KernelData>& items, const std::vector<
                 n(buffers.size()) + " buffer pairs");
   if (items.size() > kMaxBatchItems)
     throw Error("a launch of " + n(items.size()) + " reorders exceeds the " + n(kMaxBatchItems) + " one batch kernel holds");
-  if (buffer_count > batch_buffer_limit(device))
-    throw Error("a launch with " + n(buffer_count) + " buffers exceeds the " + n(batch_buffer_limit(device)) + " device '" +
-                device.name + "' takes in one launch");
+  if (!batch_fits(device, buffer_count, items.size()))
+    throw Error("a launch of " + n(items.size()) + " reorders over " + n(buffer_count) + " buffers passes the " +
+                n(device.max_parameter_bytes) + " bytes of arguments device '" + device.name + "' takes");
   std::vector<bool> used(buffer_count, false);
   for (const auto& [s, d] : buffers) {
     if (s >= buffer_count || d >= buffer_count)
@@ -82,8 +82,10 @@ KernelData batch_kernel(const std::vector<KernelData>& items, const std::vector<
   if (tiled_group) local = tiled_group;
   std::string functions = embedded_kernel("reorder_batch_begin.cl");
   std::map<std::string, std::string> renamed;  // kernel entry -> its function's name (one per distinct kernel)
-  std::vector<std::string> calls, after, args;  // after: each item's part past the barrier, if any
+  std::vector<std::string> calls, after, args, bases;  // after: each item's part past the barrier, if any
   for (size_t b = 0; b < buffer_count; ++b) args.push_back("__global uchar* b" + n(b) + ",");
+  for (size_t k = 0; k < items.size(); ++k)
+    bases.push_back("const ulong cr_src_base" + n(k) + ", const ulong cr_dst_base" + n(k) + (k + 1 < items.size() ? "," : ""));
   std::vector<size_t> start;
   size_t total = 0;
   for (size_t k = 0; k < items.size(); ++k) {
@@ -100,8 +102,8 @@ KernelData batch_kernel(const std::vector<KernelData>& items, const std::vector<
       it = renamed.emplace(ks.entry, fn).first;
     }
     const std::string args_k = "((__global const " + cl_type(types[k].first) + "*)b" + n(buffers[k].first) + ", (__global " +
-                               cl_type(types[k].second) + "*)b" + n(buffers[k].second) + ", bases[" + n(2 * k) + "], bases[" +
-                               n(2 * k + 1) + "], g - " + n(total) + "ul";
+                               cl_type(types[k].second) + "*)b" + n(buffers[k].second) + ", cr_src_base" + n(k) + ", cr_dst_base" +
+                               n(k) + ", g - " + n(total) + "ul";
     if (items[k].local_bytes) {
       // Its two passes, the batch kernel's barrier between them (kernels_cl/reorder_local.cl says why).
       const std::string tile = ", (__local " + cl_type(types[k].second) + "*)cr_batch_tile);";
@@ -125,6 +127,7 @@ KernelData batch_kernel(const std::vector<KernelData>& items, const std::vector<
   const std::string tile = tile_bytes ? ", __local ulong* cr_batch_tile" : "";
   jit.def("KERNEL_NAME", "reorder_batch")
       .def("BATCH_ARGS", macro_lines(args))
+      .def("BATCH_BASES", macro_lines(bases))
       .def("BATCH_TILE", tile)
       .def("BATCH_DISPATCH(g)", macro_lines(tree))
       .def("BATCH_AFTER_BARRIER(g)", macro_lines(second));

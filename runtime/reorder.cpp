@@ -610,11 +610,12 @@ void set_reorder_args(cl::Kernel& kernel, const cl::Buffer& src, uint64_t src_ba
   if (plans()) kernel.setArg(next, plans);
 }
 
-void set_batch_args(cl::Kernel& kernel, const std::vector<cl::Buffer>& buffers, const cl::Buffer& bases, size_t local_bytes) {
-  const auto n = static_cast<cl_uint>(buffers.size());
-  for (cl_uint a = 0; a < n; ++a) kernel.setArg(a, buffers[a]);
-  kernel.setArg(n, bases);
-  if (local_bytes) kernel.setArg(n + 1, cl::Local(local_bytes));
+void set_batch_args(cl::Kernel& kernel, const std::vector<cl::Buffer>& buffers, const std::vector<cl_ulong>& bases,
+                    size_t local_bytes) {
+  cl_uint a = 0;
+  for (const cl::Buffer& b : buffers) kernel.setArg(a++, b);
+  for (const cl_ulong base : bases) kernel.setArg(a++, base);
+  if (local_bytes) kernel.setArg(a, cl::Local(local_bytes));
 }
 
 cl::Buffer plans_buffer(const cl::Context& context, const KernelData& kd) {
@@ -870,7 +871,6 @@ BatchResult enqueue_batch(const cl::CommandQueue& queue, const std::vector<Batch
     if (force == KernelSelector::instance().agnostic().name()) policy = CompilePolicy::agnostic;
     DeviceInfo limits;
     limits.max_parameter_bytes = dev.getInfo<CL_DEVICE_MAX_PARAMETER_SIZE>();
-    const size_t buffer_limit = batch_buffer_limit(limits);
     BatchResult res;
     res.batched = !items.empty();
     // First every launch's kernel (found, loaded or compiled: whatever can fail), then the enqueues, so that a
@@ -884,7 +884,8 @@ BatchResult enqueue_batch(const cl::CommandQueue& queue, const std::vector<Batch
     std::vector<Launch> launches;
     const size_t per_launch = opt.batch_launch_items ? std::min(opt.batch_launch_items, kMaxBatchItems) : kMaxBatchItems;
     for (size_t first = 0, n = 0; first < items.size(); first += n) {
-      // This launch's items: up to per_launch while their distinct buffers fit the device's arguments.
+      // This launch's items: up to per_launch while their distinct buffers and offsets fit the device's
+      // arguments (the first always: any device takes two buffers and two offsets).
       std::vector<cl::Buffer> args;
       std::vector<std::pair<size_t, size_t>> buffers;
       auto argument = [&args](const cl::Buffer& b) {
@@ -897,7 +898,7 @@ BatchResult enqueue_batch(const cl::CommandQueue& queue, const std::vector<Batch
         const BatchItem& it = items[first + n];
         const size_t had = args.size();
         const std::pair<size_t, size_t> b{argument(it.src), argument(it.dst)};
-        if (args.size() > buffer_limit) {
+        if (n > 0 && !batch_fits(limits, args.size(), n + 1)) {
           args.resize(had);
           break;
         }
@@ -961,9 +962,8 @@ BatchResult enqueue_batch(const cl::CommandQueue& queue, const std::vector<Batch
         bases.push_back(items[k].src_offset / unit_bytes(items[k].src_layout.data_type()));
         bases.push_back(items[k].dst_offset / unit_bytes(items[k].dst_layout.data_type()));
       }
-      const cl::Buffer table(ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, bases.size() * sizeof(cl_ulong), bases.data());
       events.push_back(launch(queue, *d, opt.wait_list, events_made(opt),
-                              [&](cl::Kernel& k) { set_batch_args(k, args, table, d->local_bytes); }));
+                              [&](cl::Kernel& k) { set_batch_args(k, args, bases, d->local_bytes); }));
       res.impls.insert(res.impls.end(), d->item_impls.begin(), d->item_impls.end());
       ++res.launches;
     }

@@ -434,7 +434,7 @@ namespace {
 // The sweep's cases planned for `dev` (by the selector, or forced to `impl` where it accepts), as batch
 // kernels of as many items as the device's arguments allow (each item its own two buffers), each launched once on guarded arguments (the cases' own
 // offsets) with its first visible source: the items' kernels are the ones checked above, so what is checked
-// here is the batch's dispatch, its arguments and its offsets table.
+// here is the batch's dispatch, its arguments and its items' offsets.
 int run_batches(const Engine& e, const std::vector<Sweep>& cases, const DeviceInfo& dev, const std::string& impl, size_t* items) {
   // Planned as batch items, as reorder_batch() plans them (local keeps its configured group size).
   auto item = [&](const Sweep& s) {
@@ -449,7 +449,8 @@ int run_batches(const Engine& e, const std::vector<Sweep>& cases, const DeviceIn
     if (!chosen || chosen->reject(item(s)).empty()) accepted.push_back(&s);
   }
   int failures = 0;
-  const size_t capacity = std::min(kMaxBatchItems, batch_buffer_limit(dev) / 2);  // each item its own two buffers
+  size_t capacity = 1;  // each item its own two buffers
+  while (batch_fits(dev, 2 * (capacity + 1), capacity + 1)) ++capacity;
   for (size_t first = 0; first < accepted.size(); first += capacity) {
     const size_t n = std::min(capacity, accepted.size() - first);
     std::vector<KernelData> kernels;
@@ -471,10 +472,9 @@ int run_batches(const Engine& e, const std::vector<Sweep>& cases, const DeviceIn
       bases.push_back(s.dst_off);
     }
     const KernelData kd = batch_kernel(kernels, types, buffers, 2 * n, dev);
-    const cl::Buffer table(e.context(), CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, bases.size() * sizeof(cl_ulong), bases.data());
     const std::string err = check_launches(e, group, srcs, offsets, [&](const std::vector<cl::Buffer>& args) {
       LockedKernel k = ProgramCache::instance().kernel(e.context(), e.device(), kd.source);
-      set_batch_args(k.kernel, args, table, kd.local_bytes);
+      set_batch_args(k.kernel, args, bases, kd.local_bytes);
       e.queue().enqueueNDRangeKernel(k.kernel, cl::NullRange, kd.global_range(), kd.local_range());
     });
     if (!err.empty() && ++failures <= 20) ADD_FAILURE() << (impl.empty() ? "selector's choice" : impl) << ", batch: " << err;

@@ -705,3 +705,37 @@ TEST(Selector, LocalFirstOnGpus) {
   EXPECT_EQ(plan_reorder(tuned_device("cpu"), big, nhwc, "local").local, std::vector<size_t>{64});
   EXPECT_EQ(plan_reorder(tuned_device("gpu"), big, nhwc, "local").local, std::vector<size_t>{256});
 }
+
+// A batch passes each item's two offsets by value (a buffer made per launch cost NVIDIA's driver 70-100 us of
+// the host's time: NOTES), so the device's argument space bounds the items of a launch as well as its
+// buffers: 8 bytes a buffer, 16 an item, 8 for a local tile.
+TEST(Selector, BatchLaunchesFitTheDevicesArgumentSpace) {
+  DeviceInfo least = tuned_device("gpu"), nvidia = tuned_device("gpu");
+  least.max_parameter_bytes = 1024;  // OpenCL 1.2's full profile at least
+  nvidia.max_parameter_bytes = 4352;
+  EXPECT_TRUE(batch_fits(least, 2, 62));
+  EXPECT_FALSE(batch_fits(least, 2, 63));
+  EXPECT_TRUE(batch_fits(least, 125, 1));
+  EXPECT_FALSE(batch_fits(least, 126, 1));
+  EXPECT_TRUE(batch_fits(nvidia, 2, kMaxBatchItems));
+  EXPECT_TRUE(batch_fits(nvidia, 2 * kMaxBatchItems, kMaxBatchItems));
+  EXPECT_FALSE(batch_fits(nvidia, 2, kMaxBatchItems + 1));
+  EXPECT_FALSE(batch_fits(nvidia, 2 * kMaxBatchItems + 1, 1));
+  // The offsets as the kernel's arguments, none in a buffer; and a list past the space refused by name.
+  using T = DataType;
+  const Layout oiyx(format_from_name("oiyx"), T::f32, {33, 17, 3, 3});
+  const KernelData item = plan_reorder(least, oiyx, Layout(format_from_name("os_is_yx_isv16_osv16"), T::f32, oiyx.dims()), "tiled");
+  const KernelData batch = batch_kernel({item, item}, {{T::f32, T::f32}, {T::f32, T::f32}}, {{0, 1}, {0, 2}}, 3, least);
+  const std::string bases = "#define BATCH_BASES const ulong cr_src_base0, const ulong cr_dst_base0, \\\n"
+                            "  const ulong cr_src_base1, const ulong cr_dst_base1\n";
+  EXPECT_NE(batch.source.code.find(bases), std::string::npos);
+  EXPECT_EQ(batch.source.code.find("__global const ulong*"), std::string::npos);
+  try {
+    batch_kernel(std::vector<KernelData>(63, item), std::vector<std::pair<T, T>>(63, {T::f32, T::f32}),
+                 std::vector<std::pair<size_t, size_t>>(63, {0, 1}), 2, least);
+    ADD_FAILURE() << "a launch past the device's argument space";
+  } catch (const Error& err) {
+    EXPECT_NE(std::string(err.what()).find("a launch of 63 reorders over 2 buffers passes the 1024 bytes"), std::string::npos)
+        << err.what();
+  }
+}

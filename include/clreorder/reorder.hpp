@@ -92,8 +92,8 @@ struct BatchItem {
 /// What a batch did.
 struct BatchResult {
   std::vector<std::string> impls;  ///< per item, the implementation that wrote it
-  /// Kernel launches it took: one per kMaxBatchItems items (more where the items' distinct buffers pass the
-  /// device's argument space, batch_buffer_limit()), or one per item on the shape-agnostic kernel.
+  /// Kernel launches it took: one per kMaxBatchItems items (more where the items' buffers and offsets pass
+  /// the device's argument space, batch_fits()), or one per item on the shape-agnostic kernel.
   size_t launches = 0;
   bool batched = false;            ///< whether the items ran as batch kernels (else one launch each)
   cl::Event event;                 ///< completes when every item is written (a marker over launches); see make_event
@@ -146,10 +146,11 @@ void set_reorder_args(cl::Kernel& kernel, const cl::Buffer& src, uint64_t src_ba
                       const std::array<cl::Buffer, kParams>& values = {}, const cl::Buffer& compensation = cl::Buffer());
 
 /// Sets the arguments of a batch kernel (batch_kernel()): each distinct buffer of its items in the order
-/// batch_kernel() was given them, the items' offsets table (two ulongs per item, source and destination, in
-/// units of unit_bytes()), and where its items stage through a local tile (`local_bytes`, the batch's
+/// batch_kernel() was given them, the items' offsets (`bases`: two per item, source and destination, in units
+/// of unit_bytes()), and where its items stage through a local tile (`local_bytes`, the batch's
 /// KernelData::local_bytes) that much local memory. The caller holds the kernel's lock.
-void set_batch_args(cl::Kernel& kernel, const std::vector<cl::Buffer>& buffers, const cl::Buffer& bases, size_t local_bytes);
+void set_batch_args(cl::Kernel& kernel, const std::vector<cl::Buffer>& buffers, const std::vector<cl_ulong>& bases,
+                    size_t local_bytes);
 
 /// The plans table of a shape-agnostic kernel as a read-only buffer of `context`; a null buffer when `kd`
 /// has none.
