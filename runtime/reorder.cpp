@@ -840,16 +840,39 @@ void check_batch(const cl::Context& ctx, const std::vector<BatchItem>& items, co
                   "): " + e.what());
     }
   }
+  // No destination may meet another item's source or destination (its own source is checked above). One
+  // sweep over the ranges sorted by buffer and start, not every pair: a model's list may hold thousands. A
+  // range that meets an earlier one meets the earlier one reaching furthest, so that one (of destinations,
+  // and of all ranges for a destination) is all a range is compared with.
+  struct Range {
+    const ByteRange* r;
+    size_t item;
+    bool writes;
+  };
+  std::vector<Range> ranges;
   for (size_t k = 0; k < items.size(); ++k)
-    for (size_t j = 0; j < items.size(); ++j) {
-      if (j == k) continue;
-      for (const auto& [other, what] : {std::pair<const ByteRange*, const char*>{&dst[j], "destination"}, {&src[j], "source"}})
-        if (overlap(dst[k], *other))
-          throw Error("batch item " + std::to_string(k) + "'s destination (bytes [" + std::to_string(dst[k].begin) + ", " +
-                      std::to_string(dst[k].end) + ")) overlaps item " + std::to_string(j) + "'s " + what + " (bytes [" +
-                      std::to_string(other->begin) + ", " + std::to_string(other->end) +
-                      ")) in one buffer: the items of a batch run at once");
-    }
+    for (const Range& x : {Range{&src[k], k, false}, Range{&dst[k], k, true}})
+      if (x.r->begin < x.r->end) ranges.push_back(x);
+  std::sort(ranges.begin(), ranges.end(), [](const Range& a, const Range& b) {
+    return std::make_pair(a.r->root, a.r->begin) < std::make_pair(b.r->root, b.r->begin);
+  });
+  auto refuse = [&](const Range& a, const Range& b) {  // named from the destination (of two, the lower index)
+    const Range& d = !a.writes ? b : !b.writes ? a : a.item < b.item ? a : b;
+    const Range& o = &d == &a ? b : a;
+    throw Error("batch item " + std::to_string(d.item) + "'s destination (bytes [" + std::to_string(d.r->begin) + ", " +
+                std::to_string(d.r->end) + ")) overlaps item " + std::to_string(o.item) + "'s " +
+                (o.writes ? "destination" : "source") + " (bytes [" + std::to_string(o.r->begin) + ", " +
+                std::to_string(o.r->end) + ")) in one buffer: the items of a batch run at once");
+  };
+  const Range* far = nullptr;        // of this buffer's ranges so far, the one ending last
+  const Range* far_write = nullptr;  // the same of its destinations
+  for (const Range& x : ranges) {
+    if (far && far->r->root != x.r->root) far = far_write = nullptr;
+    if (far_write && overlap(*far_write->r, *x.r)) refuse(*far_write, x);
+    if (x.writes && far && overlap(*far->r, *x.r)) refuse(x, *far);
+    if (!far || x.r->end > far->r->end) far = &x;
+    if (x.writes && (!far_write || x.r->end > far_write->r->end)) far_write = &x;
+  }
 }
 
 // reorder_batch() with the policy resolved.
