@@ -11,8 +11,9 @@
 # `bench` runs the four tables; suite, fused, views and impls each run one of them (impls first: the
 # implementations side by side are what a device's ranks are read from); batch times perf/batches' lists
 # one launch each against batched launches (LAUNCH_ITEMS), with the kernels' profiled times and the host's,
-# and brings back the kernel cache it filled; batch-log the driver's build logs of two lists' programs; ab runs perf/gpu_ab.txt's interleaved A/B timings; fused-bits
-# the fused table with f16 in bit operations (CLREORDER_BUILD_OPTIONS=-DCR_SOFTWARE_F16), the builtins' alternative.
+# and brings back the kernel cache it filled; batch-log the driver's build logs of two lists' programs; ab
+# runs perf/gpu_ab.txt's interleaved A/B timings; fused-bits the fused table with f16 in bit operations
+# (CLREORDER_BUILD_OPTIONS=-DCR_SOFTWARE_F16), the builtins' alternative.
 #
 # The tests find the CLI at the build directory's absolute path compiled into them: `run` links that path to
 # the unpacked build when nothing is there. Environment on `run`: CLREORDER_DEVICE (default nvidia),

@@ -4,7 +4,8 @@
 # side by side in the device's own tuning first (what its ranks are read from), then the device-test slices;
 # everything it wrote under $OUT packed into one archive, since the tool brings back at most 8 files. Each
 # phase ends itself (BENCH_LIMIT, TEST_LIMIT seconds), so that the archive is made inside the call's limit.
-# PHASES picks what runs (gpu_bundle.sh's phases, in order: tests impls suite fused fused-bits views batch batch-log ab bench; default: impls tests).
+# PHASES picks what runs (gpu_bundle.sh's phases, in order: tests impls suite fused fused-bits views batch
+# batch-log ab bench; default: impls tests).
 # TOTAL_LIMIT (seconds, default 540) ends the phases as a whole, so that the archive is made even when the
 # phases together outrun the call.
 #   OUT=DIR [PHASES="impls tests" RUNS=10 REPEAT=3 BENCH_LIMIT=220 TEST_LIMIT=200 TOTAL_LIMIT=540] bash scripts/gpu_run.sh [ARCHIVE]
