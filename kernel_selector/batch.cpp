@@ -35,10 +35,14 @@ void dispatch_tree(const std::vector<std::string>& calls, const std::vector<size
 }  // namespace
 
 bool batch_fits(const DeviceInfo& device, size_t buffer_count, size_t items) {
-  // Pointers are counted at 8 bytes whatever the device's address size, the local tile's among them.
+  // The offsets' ulong16 vectors first (each 128 bytes, aligned to 128 from the start of the arguments), then
+  // pointers counted at 8 bytes whatever the device's address size, the local tile's among them.
   const size_t space = device.max_parameter_bytes ? device.max_parameter_bytes : 1024;
-  return items <= kMaxBatchItems && buffer_count <= 2 * kMaxBatchItems && 8 * buffer_count + 16 * items + 8 <= space;
+  return items <= kMaxBatchItems && buffer_count <= 2 * kMaxBatchItems &&
+         128 * batch_base_vectors(items) + 8 * buffer_count + 8 <= space;
 }
+
+size_t batch_base_vectors(size_t items) { return (2 * items + 15) / 16; }
 
 KernelData batch_kernel(const std::vector<KernelData>& items, const std::vector<std::pair<DataType, DataType>>& types,
                         const std::vector<std::pair<size_t, size_t>>& buffers, size_t buffer_count, const DeviceInfo& device) {
@@ -83,9 +87,10 @@ KernelData batch_kernel(const std::vector<KernelData>& items, const std::vector<
   std::string functions = embedded_kernel("reorder_batch_begin.cl");
   std::map<std::string, std::string> renamed;  // kernel entry -> its function's name (one per distinct kernel)
   std::vector<std::string> calls, after, args, bases;  // after: each item's part past the barrier, if any
-  for (size_t b = 0; b < buffer_count; ++b) args.push_back("__global uchar* b" + n(b) + ",");
-  for (size_t k = 0; k < items.size(); ++k)
-    bases.push_back("const ulong cr_src_base" + n(k) + ", const ulong cr_dst_base" + n(k) + (k + 1 < items.size() ? "," : ""));
+  for (size_t b = 0; b < buffer_count; ++b) args.push_back("__global uchar* b" + n(b) + (b + 1 < buffer_count ? "," : ""));
+  for (size_t v = 0; v < batch_base_vectors(items.size()); ++v) bases.push_back("const ulong16 cr_bases" + n(v) + ",");
+  // Offset i (item k's source 2k, destination 2k + 1) as its vector's component.
+  const auto base = [&](size_t i) { return "cr_bases" + n(i / 16) + ".s" + "0123456789abcdef"[i % 16]; };
   std::vector<size_t> start;
   size_t total = 0;
   for (size_t k = 0; k < items.size(); ++k) {
@@ -102,8 +107,8 @@ KernelData batch_kernel(const std::vector<KernelData>& items, const std::vector<
       it = renamed.emplace(ks.entry, fn).first;
     }
     const std::string args_k = "((__global const " + cl_type(types[k].first) + "*)b" + n(buffers[k].first) + ", (__global " +
-                               cl_type(types[k].second) + "*)b" + n(buffers[k].second) + ", cr_src_base" + n(k) + ", cr_dst_base" +
-                               n(k) + ", g - " + n(total) + "ul";
+                               cl_type(types[k].second) + "*)b" + n(buffers[k].second) + ", " + base(2 * k) + ", " + base(2 * k + 1) +
+                               ", g - " + n(total) + "ul";
     if (items[k].local_bytes) {
       // Its two passes, the batch kernel's barrier between them (kernels_cl/reorder_local.cl says why).
       const std::string tile = ", (__local " + cl_type(types[k].second) + "*)cr_batch_tile);";

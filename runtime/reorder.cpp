@@ -613,8 +613,12 @@ void set_reorder_args(cl::Kernel& kernel, const cl::Buffer& src, uint64_t src_ba
 void set_batch_args(cl::Kernel& kernel, const std::vector<cl::Buffer>& buffers, const std::vector<cl_ulong>& bases,
                     size_t local_bytes) {
   cl_uint a = 0;
+  for (size_t v = 0; v < (bases.size() + 15) / 16; ++v) {
+    cl_ulong16 part{};
+    for (size_t i = 16 * v; i < std::min(bases.size(), 16 * v + 16); ++i) part.s[i - 16 * v] = bases[i];
+    kernel.setArg(a++, part);
+  }
   for (const cl::Buffer& b : buffers) kernel.setArg(a++, b);
-  for (const cl_ulong base : bases) kernel.setArg(a++, base);
   if (local_bytes) kernel.setArg(a, cl::Local(local_bytes));
 }
 

@@ -265,7 +265,7 @@ TEST(DeviceWeights, BatchesSplitAtTheDeviceLimitAndCompileInTheBackground) {
   const PackedBatch p = pack(*e, cases, 4);
   const std::vector<uint8_t> want = expected(p);
   // Launches as the device's argument space splits the list (batch_fits(): two buffers here, so 64 items
-  // where it holds at least 1048 bytes, 62 where it holds 1024).
+  // where it holds at least 1048 bytes, 56 where it holds 1024).
   auto launches_for = [&](size_t items, size_t bound) {
     size_t count = 0;
     for (size_t left = items; left > 0; ++count) {

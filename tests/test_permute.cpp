@@ -706,17 +706,18 @@ TEST(Selector, LocalFirstOnGpus) {
   EXPECT_EQ(plan_reorder(tuned_device("gpu"), big, nhwc, "local").local, std::vector<size_t>{256});
 }
 
-// A batch passes each item's two offsets by value (a buffer made per launch cost NVIDIA's driver 70-100 us of
-// the host's time: NOTES), so the device's argument space bounds the items of a launch as well as its
-// buffers: 8 bytes a buffer, 16 an item, 8 for a local tile.
+// A batch passes its items' offsets by value, in ulong16 vectors (a buffer made per launch cost NVIDIA's
+// driver 70-100 us of the host's time; an argument each, 100 arguments to set: NOTES), so the device's
+// argument space bounds the items of a launch as well as its buffers: 128 bytes a vector of 8 items' offsets,
+// 8 a buffer, 8 for a local tile.
 TEST(Selector, BatchLaunchesFitTheDevicesArgumentSpace) {
   DeviceInfo least = tuned_device("gpu"), nvidia = tuned_device("gpu");
   least.max_parameter_bytes = 1024;  // OpenCL 1.2's full profile at least
   nvidia.max_parameter_bytes = 4352;
-  EXPECT_TRUE(batch_fits(least, 2, 62));
-  EXPECT_FALSE(batch_fits(least, 2, 63));
-  EXPECT_TRUE(batch_fits(least, 125, 1));
-  EXPECT_FALSE(batch_fits(least, 126, 1));
+  EXPECT_TRUE(batch_fits(least, 2, 56));
+  EXPECT_FALSE(batch_fits(least, 2, 57));
+  EXPECT_TRUE(batch_fits(least, 111, 1));
+  EXPECT_FALSE(batch_fits(least, 112, 1));
   EXPECT_TRUE(batch_fits(nvidia, 2, kMaxBatchItems));
   EXPECT_TRUE(batch_fits(nvidia, 2 * kMaxBatchItems, kMaxBatchItems));
   EXPECT_FALSE(batch_fits(nvidia, 2, kMaxBatchItems + 1));
@@ -725,11 +726,18 @@ TEST(Selector, BatchLaunchesFitTheDevicesArgumentSpace) {
   using T = DataType;
   const Layout oiyx(format_from_name("oiyx"), T::f32, {33, 17, 3, 3});
   const KernelData item = plan_reorder(least, oiyx, Layout(format_from_name("os_is_yx_isv16_osv16"), T::f32, oiyx.dims()), "tiled");
-  const KernelData batch = batch_kernel({item, item}, {{T::f32, T::f32}, {T::f32, T::f32}}, {{0, 1}, {0, 2}}, 3, least);
-  const std::string bases = "#define BATCH_BASES const ulong cr_src_base0, const ulong cr_dst_base0, \\\n"
-                            "  const ulong cr_src_base1, const ulong cr_dst_base1\n";
-  EXPECT_NE(batch.source.code.find(bases), std::string::npos);
-  EXPECT_EQ(batch.source.code.find("__global const ulong*"), std::string::npos);
+  std::vector<std::pair<size_t, size_t>> buffers(9, {0, 1});
+  buffers[8] = {0, 2};
+  const KernelData batch = batch_kernel(std::vector<KernelData>(9, item), std::vector<std::pair<T, T>>(9, {T::f32, T::f32}),
+                                        buffers, 3, least);
+  const std::string& code = batch.source.code;
+  EXPECT_NE(code.find("#define BATCH_BASES const ulong16 cr_bases0, \\\n  const ulong16 cr_bases1,\n"), std::string::npos);
+  EXPECT_NE(code.find("#define BATCH_ARGS __global uchar* b0, \\\n  __global uchar* b1, \\\n  __global uchar* b2\n"),
+            std::string::npos);
+  EXPECT_NE(code.find("*)b1, cr_bases0.s0, cr_bases0.s1, g - 0ul"), std::string::npos);   // item 0
+  EXPECT_NE(code.find("*)b1, cr_bases0.se, cr_bases0.sf, g - "), std::string::npos);      // item 7
+  EXPECT_NE(code.find("*)b2, cr_bases1.s0, cr_bases1.s1, g - "), std::string::npos);      // item 8
+  EXPECT_EQ(code.find("__global const ulong*"), std::string::npos);
   try {
     batch_kernel(std::vector<KernelData>(63, item), std::vector<std::pair<T, T>>(63, {T::f32, T::f32}),
                  std::vector<std::pair<size_t, size_t>>(63, {0, 1}), 2, least);

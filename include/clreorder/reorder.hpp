@@ -145,10 +145,10 @@ void set_reorder_args(cl::Kernel& kernel, const cl::Buffer& src, uint64_t src_ba
                       uint64_t dst_base, const cl::Buffer& plans = cl::Buffer(),
                       const std::array<cl::Buffer, kParams>& values = {}, const cl::Buffer& compensation = cl::Buffer());
 
-/// Sets the arguments of a batch kernel (batch_kernel()): each distinct buffer of its items in the order
-/// batch_kernel() was given them, the items' offsets (`bases`: two per item, source and destination, in units
-/// of unit_bytes()), and where its items stage through a local tile (`local_bytes`, the batch's
-/// KernelData::local_bytes) that much local memory. The caller holds the kernel's lock.
+/// Sets the arguments of a batch kernel (batch_kernel()): the items' offsets (`bases`: two per item, source
+/// and destination, in units of unit_bytes()) in ulong16 vectors, each distinct buffer of its items in the
+/// order batch_kernel() was given them, and where its items stage through a local tile (`local_bytes`, the
+/// batch's KernelData::local_bytes) that much local memory. The caller holds the kernel's lock.
 void set_batch_args(cl::Kernel& kernel, const std::vector<cl::Buffer>& buffers, const std::vector<cl_ulong>& bases,
                     size_t local_bytes);
 
