@@ -613,9 +613,10 @@ void set_reorder_args(cl::Kernel& kernel, const cl::Buffer& src, uint64_t src_ba
 void set_batch_args(cl::Kernel& kernel, const std::vector<cl::Buffer>& buffers, const std::vector<cl_ulong>& bases,
                     size_t local_bytes) {
   cl_uint a = 0;
-  for (size_t v = 0; v < (bases.size() + 15) / 16; ++v) {
+  for (size_t at = 0; at < bases.size(); at += 16) {  // ulong16 vectors, the last one's tail zero
     cl_ulong16 part{};
-    for (size_t i = 16 * v; i < std::min(bases.size(), 16 * v + 16); ++i) part.s[i - 16 * v] = bases[i];
+    std::copy(bases.begin() + static_cast<std::ptrdiff_t>(at),
+              bases.begin() + static_cast<std::ptrdiff_t>(std::min(bases.size(), at + 16)), part.s);
     kernel.setArg(a++, part);
   }
   for (const cl::Buffer& b : buffers) kernel.setArg(a++, b);
