@@ -239,12 +239,16 @@ BatchBenchResult bench_batch(const Engine& engine, const std::vector<std::pair<L
     opt.policy = CompilePolicy::wait;  // both forms on their specialised kernels
     opt.make_event = false;             // ordered by the in-order queue, as a model's load would be
     opt.batch_launch_items = launch_items;
-    auto one_by_one = [&] {
-      for (const BatchItem& it : items) reorder(engine, it.src, it.src_offset, it.src_layout, it.dst, it.dst_offset, it.dst_layout, opt);
+    // Each form under `o`: one by one returns its kernels' profiled times summed (meaningful where `o` waits).
+    auto one_by_one = [&](const ReorderOptions& o) {
+      double kernel_ms = 0;
+      for (const BatchItem& it : items)
+        kernel_ms += reorder(engine, it.src, it.src_offset, it.src_layout, it.dst, it.dst_offset, it.dst_layout, o).kernel_ms;
       q.finish();
+      return kernel_ms;
     };
-    auto batched = [&] {
-      BatchResult b = reorder_batch(engine, items, opt);
+    auto batched = [&](const ReorderOptions& o) {
+      BatchResult b = reorder_batch(engine, items, o);
       q.finish();
       return b;
     };
@@ -261,17 +265,17 @@ BatchBenchResult bench_batch(const Engine& engine, const std::vector<std::pair<L
           }
     };
     q.enqueueFillBuffer(d, cl_uchar(0), 0, want.size());
-    one_by_one();
+    one_by_one(opt);
     check("one launch each");
     q.enqueueFillBuffer(d, cl_uchar(0), 0, want.size());
-    const BatchResult first = batched();
+    const BatchResult first = batched(opt);
     check("batched");
     r.exact = r.mismatch.empty();
     r.launches = first.launches;
     r.impls = first.impls;
     for (int i = 0; i < 2; ++i) {  // warm-up: first launches, page faults
-      one_by_one();
-      batched();
+      one_by_one(opt);
+      batched(opt);
     }
     cl::Buffer copy_src(ctx, CL_MEM_READ_WRITE, want.size()), copy_dst(ctx, CL_MEM_READ_WRITE, want.size());
     q.enqueueFillBuffer(copy_src, cl_uchar(1), 0, want.size());
@@ -280,9 +284,9 @@ BatchBenchResult bench_batch(const Engine& engine, const std::vector<std::pair<L
     std::vector<double> each, batch, copy;
     for (int i = 0; i < runs; ++i) {
       const double t0 = now_ms();
-      one_by_one();
+      one_by_one(opt);
       const double t1 = now_ms();
-      batched();
+      batched(opt);
       const double t2 = now_ms();
       q.enqueueCopyBuffer(copy_src, copy_dst, 0, 0, want.size());
       q.finish();
@@ -307,11 +311,8 @@ BatchBenchResult bench_batch(const Engine& engine, const std::vector<std::pair<L
       enqueue.push_back(now_ms() - t0);
       q.finish();
       if (!profiling) continue;
-      batch_k.push_back(reorder_batch(engine, items, timed).kernel_ms);
-      double sum = 0;
-      for (const BatchItem& it : items)
-        sum += reorder(engine, it.src, it.src_offset, it.src_layout, it.dst, it.dst_offset, it.dst_layout, timed).kernel_ms;
-      each_k.push_back(sum);
+      batch_k.push_back(batched(timed).kernel_ms);
+      each_k.push_back(one_by_one(timed));
     }
     r.batched_enqueue_ms = median(enqueue);
     if (profiling) {
