@@ -618,6 +618,45 @@ TEST(AsyncReorder, WithoutEventsTheInOrderQueueOrdersTheWork) {
   EXPECT_EQ(compare_bytes(got, want), "") << "batched";
 }
 
+// Compensation sums start from a fill the kernel follows. On an in-order queue no event joins the two (the
+// queue orders them), so the caller's wait list must hold the fill back, and with it the kernel: neither
+// runs while the gate is closed, and the sums and the destination come back exact, the buffer's old bytes
+// gone, round after round into the same buffer.
+TEST(AsyncReorder, CompensationSumsWaitForTheCallersListOnAnInOrderQueue) {
+  REQUIRE_DEVICE(e);
+  const cl::CommandQueue& q = e->queue();
+  const Case c = converting(make_case(Format::parse("oiyx"), Format::parse("os_is_yx_isv16_osv16"), {33, 17, 3, 3}, DataType::f32, DataType::i8),
+                            with_compensation(with_params({}, {{Param::dst_scale, {{0.25f}, -1}}}), 0));
+  const std::vector<uint8_t> src = visible_sources(c.src, c.dst.data_type(), 4).front();
+  std::vector<uint8_t> want(static_cast<size_t>(c.dst.bytes()));
+  reference_reorder(c.src, src.data(), c.dst, want.data(), c.conversion);
+  const std::vector<int32_t> sums = reference_compensation(c.dst, want.data(), c.conversion.compensation);
+  cl::Buffer s(e->context(), CL_MEM_READ_WRITE, src.size()), d(e->context(), CL_MEM_READ_WRITE, want.size());
+  cl::Buffer comp(e->context(), CL_MEM_READ_WRITE, sums.size() * 4);
+  q.enqueueWriteBuffer(s, CL_TRUE, 0, src.size(), src.data());
+  ReorderOptions opt;
+  opt.conversion = c.conversion;
+  opt.compensation = comp;
+  opt.policy = CompilePolicy::wait;
+  for (int round = 0; round < 2; ++round) {
+    q.enqueueFillBuffer(comp, cl_uchar(0x5a), 0, sums.size() * 4);
+    q.enqueueFillBuffer(d, cl_uchar(0x5a), 0, want.size());
+    cl::UserEvent gate(e->context());
+    opt.wait_list = {gate};
+    const ReorderResult r = reorder(q, s, 0, c.src, d, 0, c.dst, opt);
+    q.flush();
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    EXPECT_NE(r.event.getInfo<CL_EVENT_COMMAND_EXECUTION_STATUS>(), CL_COMPLETE) << "ran before its wait list, round " << round;
+    gate.setStatus(CL_COMPLETE);
+    std::vector<uint8_t> got(want.size());
+    std::vector<int32_t> got_sums(sums.size());
+    q.enqueueReadBuffer(d, CL_FALSE, 0, got.size(), got.data());
+    q.enqueueReadBuffer(comp, CL_TRUE, 0, got_sums.size() * 4, got_sums.data());
+    EXPECT_EQ(compare_bytes(got, want), "") << "round " << round;
+    EXPECT_EQ(got_sums, sums) << "round " << round;
+  }
+}
+
 // An Engine's last copy releases what the caches hold for its context, so contexts created and released one
 // after another do not pile up (before, each kept about 1.7 MiB alive): resident memory stays flat.
 TEST(EngineLifetime, AThousandContextsComeAndGoInFlatMemory) {

@@ -43,8 +43,9 @@ struct ReorderOptions {
   /// Where the reorder writes the compensation sums when the conversion asks for them
   /// (Conversion::compensation; null otherwise): a buffer of the queue's context the kernel may write, of at
   /// least Compensation::count() i32 from its start, apart from the source, the destination and the value
-  /// buffers. The reorder zeroes it (a fill enqueued before the kernel, after the wait list), then the
-  /// kernel adds every destination value to its sum.
+  /// buffers. The reorder zeroes it (a fill enqueued before the kernel, after the wait list; the kernel
+  /// waits on the fill's event on an out-of-order queue only), then the kernel adds every destination value
+  /// to its sum.
   cl::Buffer compensation;
   /// reorder_batch(): the most items one launch takes (0: kMaxBatchItems, the batch kernel's own limit; larger
   /// values are that). Fewer items make each batch kernel smaller and its launch shorter, at a launch's cost
