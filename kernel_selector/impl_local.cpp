@@ -49,9 +49,11 @@ struct LocalPlan {
 LocalPlan make_plan(const ReorderParams& p) {
   LocalPlan lp;
   lp.perm = make_permutation(p.src, p.dst, indexed_axes(p.conversion));
-  lp.reject = lp.perm.reject.empty() ? reject_conversion(p, lp.perm, false, true) : lp.perm.reject;
+  lp.reject = lp.perm.reject.empty() ? reject_conversion(p, lp.perm, Nibbles::sources, true) : lp.perm.reject;
   if (!lp.reject.empty()) return lp;
-  const int64_t elem = std::max(size_of(p.src.data_type()), size_of(p.dst.data_type()));
+  // A u4 or i4 source (its destination is never one) counts a byte per element: its nibbles go to slots of
+  // the destination's type.
+  const int64_t elem = static_cast<int64_t>(std::max(unit_bytes(p.src.data_type()), size_of(p.dst.data_type())));
   const LocalConfig cfg = config_for(p.device);
   const int64_t max_elems = std::max<int64_t>(cfg.tile_bytes / elem, 2);
   std::vector<PermDigit> pool = lp.perm.digits;

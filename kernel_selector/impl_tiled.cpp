@@ -911,7 +911,7 @@ class TiledReorder : public ReorderImpl {
   std::string reject(const ReorderParams& p) const override {
     const Permutation perm = make_permutation(p.src, p.dst, indexed_axes(p.conversion));
     if (!perm.reject.empty()) return perm.reject;
-    if (std::string why = reject_conversion(p, perm, true, true); !why.empty()) return why;
+    if (std::string why = reject_conversion(p, perm, Nibbles::both, true); !why.empty()) return why;
     // Planned once, and only where a plan decides (4-bit destinations, compensation sums).
     const TiledPlan tp = is_nibble(p.dst.data_type()) || p.conversion.compensation.present() ? make_plan(p) : TiledPlan{};
     if (std::string why = nibble_pairs(p, tp); !why.empty()) return why;

@@ -177,12 +177,14 @@ std::vector<int> indexed_axes(const Conversion& conv) {
   return out;
 }
 
-std::string reject_conversion(const ReorderParams& p, const Permutation& perm, bool nibbles, bool sums) {
-  // Staged's, lanes' and local's vectors and tiles address whole elements, and two work-items could write the
-  // halves of one byte; tiled's scalar loops write whole bytes of nibble pairs.
-  if (!nibbles)
-    for (DataType t : {p.src.data_type(), p.dst.data_type()})
-      if (is_nibble(t)) return std::string(to_string(t)) + " elements share bytes: the tiled, generic and agnostic kernels take them";
+std::string reject_conversion(const ReorderParams& p, const Permutation& perm, Nibbles nibbles, bool sums) {
+  // Staged's and lanes' vectors address whole elements, and in local's store pass two work-items could write
+  // the halves of one byte; tiled's scalar loops write whole bytes of nibble pairs. Local's load pass reads
+  // each nibble through SRC_AT, a byte load that work-items may share.
+  if (nibbles == Nibbles::none && is_nibble(p.src.data_type()))
+    return std::string(to_string(p.src.data_type())) + " elements share bytes: the tiled, local, generic and agnostic kernels read them";
+  if (nibbles != Nibbles::both && is_nibble(p.dst.data_type()))
+    return std::string(to_string(p.dst.data_type())) + " elements share bytes: the tiled, generic and agnostic kernels write them";
   const Conversion& conv = p.conversion;
   // Staged's work-items hold registers whose lanes belong to different sums, and lanes converts some
   // elements twice; tiled keeps per-position sums of its tile, local sums its tile in local memory.

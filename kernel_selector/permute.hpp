@@ -68,10 +68,15 @@ Permutation make_permutation(const Layout& src, const Layout& dst, const std::ve
 /// The logical axes the indexed parameters and the compensation sums of `conv` read coordinates of (each once).
 std::vector<int> indexed_axes(const Conversion& conv);
 
-/// Why a specialised kernel over `perm` cannot take `p`: a u4 or i4 layout (unless it writes `nibbles`) or
-/// compensation sums (unless it writes `sums`), or constant tables, one per index over their axes' padded
-/// ranges (PermAxis::span entries each), groups as they are, of more than kMaxIndexedValues in all; "" when it can.
-std::string reject_conversion(const ReorderParams& p, const Permutation& perm, bool nibbles = false, bool sums = false);
+/// Which u4 and i4 layouts (two elements to a byte) a kernel takes: none, sources only (reading a nibble
+/// is a byte load any number of work-items may share), or both sides (writing one takes a byte's owner).
+enum class Nibbles { none, sources, both };
+
+/// Why a specialised kernel over `perm` cannot take `p`: a u4 or i4 layout `nibbles` leaves out, compensation
+/// sums (unless it writes `sums`), or constant tables, one per index over their axes' padded ranges
+/// (PermAxis::span entries each), groups as they are, of more than kMaxIndexedValues in all; "" when it can.
+std::string reject_conversion(const ReorderParams& p, const Permutation& perm, Nibbles nibbles = Nibbles::none,
+                              bool sums = false);
 
 /// The compensation sums' statements (compensate_macros()) for a uint `v` whose padded coordinate on each of
 /// the sums' axes is `padded(axis)`: `add` adds it only where it is non-zero, each of `also` holds and those

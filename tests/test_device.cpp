@@ -478,8 +478,9 @@ TEST(Device, KeptPaddingIsNeverWritten) {
 // ConversionModesOnEveryPath's): blocked tails, dense layouts that end or start inside a byte, kept padding
 // beside written nibbles, explicit padding, weights with per-channel scales and compensation sums, int4
 // weights with scales per group, grouped weights, strided views with gaps, a reshape, byte offsets inside the
-// buffers. A destination whose bytes the work-items would share is refused by name, and staged and lanes
-// decline the types.
+// buffers. A destination whose bytes the work-items would share is refused by name, staged and lanes
+// decline the types, and local takes 4-bit sources (forced: its load pass reads nibbles, bytes work-items
+// may share) but not 4-bit destinations.
 TEST(Device, FourBitTypes) {
   REQUIRE_DEVICE(e);
   using T = DataType;
@@ -507,11 +508,21 @@ TEST(Device, FourBitTypes) {
       case_of(Layout(F("bfzyx"), T::u4, {2, 3, 2, 3, 2}), Layout(F("b_fs_yx_fsv16"), T::i4, {2, 3, 6, 2})),
   };
   run_batch(*e, cases, true);
-  std::vector<Case> agnostic, tiled;
+  std::vector<Case> agnostic, tiled, local;
   for (const Case& c : cases) {
     for (const char* impl : {"staged", "lanes"})  // (the reshape: for that first)
       EXPECT_NE(reason_of(*e, c, impl).find(c.src.dims() == c.dst.dims() ? "elements share bytes" : "reshape"), std::string::npos)
           << impl << ": " << c.label;
+    const std::string local_why = reason_of(*e, c, "local");
+    if (is_nibble(c.dst.data_type()))
+      EXPECT_NE(local_why.find(c.src.dims() == c.dst.dims() ? "elements share bytes: the tiled, generic and agnostic kernels write them"
+                                                            : "reshape"),
+                std::string::npos)
+          << c.label << ": " << local_why;
+    else if (local_why.empty())
+      local.push_back(c);
+    else
+      ADD_FAILURE() << "local declines " << c.label << ": " << local_why;
     const bool by_tiled = reason_of(*e, c, "tiled").empty();
     EXPECT_EQ(plan_reorder(e->info(), c.src, c.dst, "", c.conversion).impl, by_tiled ? "tiled" : "generic") << c.label;
     if (by_tiled) tiled.push_back(c);
@@ -521,6 +532,8 @@ TEST(Device, FourBitTypes) {
   run_batch(*e, agnostic, true, "agnostic");
   EXPECT_GE(tiled.size(), 8u);
   run_batch(*e, tiled, true, "tiled");
+  EXPECT_GE(local.size(), 2u);
+  run_batch(*e, local, true, "local");
   for (size_t off : {size_t{1}, size_t{3}})
     EXPECT_EQ(run_case_all(*e, cases[0], true, "", 4 * off, off, 5), "") << "destination byte offset " << off;
   // Rows of 3 nibbles 4 apart (a view): each starts a byte, so tiled writes them, each row's last byte keeping
