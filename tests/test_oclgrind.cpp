@@ -207,6 +207,10 @@ std::vector<Sweep> sweep_cases() {
       {make_case(F("bfyx"), F("b_fs_yx_fsv16"), {2, 19, 3, 5}, T::f32, T::u4, {}, {}, {0, 1, 0, 0}), 0, 1},
       {make_case(F("b_fs_yx_fsv16"), F("byxf"), {2, 19, 2, 3}, T::i4, T::i4), 1, 0},
       {case_of(Layout(F("byxf"), T::u4, {1, 3, 3, 3}), Layout(F("bfyx"), T::f16, {1, 3, 3, 3})), 0, 0},
+      // local's words of 8 nibbles (a block of 16 is two), the second behind a base that is no whole word:
+      // four byte loads there.
+      {make_case(F("b_fs_yx_fsv16"), F("bfyx"), {2, 19, 2, 3}, T::i4, T::f16, {0, 0, 1, 0}), 0, 0},
+      {make_case(F("b_fs_yx_fsv16"), F("byxf"), {1, 32, 2, 2}, T::u4, T::i32), 1, 0},
       {case_of(Layout(F("byxf"), T::i8, {2, 3, 3, 3}), Layout(F("bfyx"), T::u4, {2, 3, 3, 3}, {}, {}, {}, 1)), 0, 1},
       {converting(make_case(F("bfyx"), F("b_fs_yx_fsv16"), {2, 19, 3, 2}, T::f16, T::i4, {}, {}, {0, 0, 1, 0}),
                   modes(Rounding::toward_zero, Overflow::wrap, Padding::keep)), 0, 0},
