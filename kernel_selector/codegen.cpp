@@ -216,6 +216,14 @@ std::string vload_expr(DataType t, int width, const std::string& ptr, bool packa
   return "(src_wide ? " + as_type + "(" + uints + ") : " + plain + ")";
 }
 
+std::string src_vector(DataType t, int vec, const std::string& off, bool packable, bool unaligned, const std::string& bytes) {
+  if (!is_nibble(t)) return vload_expr(t, vec, "src + " + off, packable, unaligned);
+  return std::string(t == DataType::i4 ? "cr_nib_unpack_i" : "cr_nib_unpack_u") + std::to_string(vec) + "(" +
+         vload_expr(DataType::u8, vec / 2, "(__global const uchar*)src + (" + (bytes.empty() ? "(" + off + ") >> 1" : bytes) + ")", packable,
+                    unaligned) +
+         ")";
+}
+
 bool stream_pays(uint64_t bytes, const DeviceInfo& device) {
   return device.type == "cpu" && device.cache_bytes > 0 && 4 * bytes > 3 * device.cache_bytes;
 }

@@ -202,6 +202,13 @@ std::string vstore_stmt(DataType t, int width, const std::string& value, const s
 /// guarded by src_wide.
 std::string vload_expr(DataType t, int width, const std::string& ptr, bool packable, bool unaligned = false);
 
+/// Expression for `vec` source elements from element offset `off` of `src`: vload_expr() of them, or for u4 and
+/// i4 vec / 2 bytes (`off` even) from byte offset `bytes` where given, else off / 2, unpacked to 8-bit lanes
+/// (common.cl's cr_nib_unpack_*, low nibble first, i4 sign-extended); `packable` then means a multiple of 8
+/// nibbles apart from the runtime base.
+std::string src_vector(DataType t, int vec, const std::string& off, bool packable, bool unaligned,
+                       const std::string& bytes = "");
+
 /// Whether a reorder should stream its stores: its source and destination together exceed 3/4 of the
 /// device's global memory cache (glibc's memcpy streams above 3/4 of the shared cache), so the destination
 /// cannot stay cached for its consumer anyway. CPU devices only: the reason is a CPU cache's write-allocate,

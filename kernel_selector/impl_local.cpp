@@ -232,16 +232,11 @@ class LocalReorder : public ReorderImpl {
     for (const std::string& l : decompose(tile, src_order, in_word)) load.push_back("  " + l);
     const size_t n = tile.size();
     const std::string src_at = "s_off + " + tile_sum(n, [&](size_t k) { return tile[k].src_stride; });
-    if (in_word > 1 && is_nibble(st)) {
-      // Eight nibbles in one 4-byte word (their byte offset a multiple of 4 from the base): one load where
-      // the base keeps it aligned, four byte loads where not; each lane shifted out of it below.
-      const std::string bytes = "(__global const uchar*)src + ((" + src_at + ") >> 1)";
-      load.push_back("  const uint w_ = g_ok ? (src_wide ? *(__global const uint*)(" + bytes + ") : as_uint(vload4(0, " + bytes +
-                     "))) : 0u;");
-    } else if (in_word > 1) {
+    if (in_word > 1) {
+      // A word of 8- or 16-bit elements, or of eight nibbles unpacked to 8-bit lanes (cl_type() of u4 and i4).
       const std::string vec = cl_type(st) + num(in_word);
-      load.push_back("  const " + vec + " w_ = g_ok ? " + vload_expr(st, static_cast<int>(in_word), "src + " + src_at, true) +
-                     " : (" + vec + ")0;");
+      load.push_back("  const " + vec + " w_ = g_ok ? " + src_vector(st, static_cast<int>(in_word), src_at, true, false) + " : (" +
+                     vec + ")0;");
     }
     for (int64_t j = 0; j < in_word; ++j) {
       load.push_back("  {");
@@ -249,11 +244,7 @@ class LocalReorder : public ReorderImpl {
       for (int ax : tracked)
         load.push_back("    const IDX_T t" + num(ax) + " = " +
                        tile_sum(n, [&](size_t k) { return tile[k].axis == ax ? tile[k].weight : 0; }, finest_src, j) + ";");
-      // Lane j of a word of nibbles: bits 4j..4j+3, sign-extended for i4 (as CR_I4_AT).
-      const std::string value = in_word > 1 && st == DataType::u4   ? "(uchar)((w_ >> " + num(4 * j) + ") & 15u)"
-                                : in_word > 1 && st == DataType::i4 ? "(char)(as_int(w_ << " + num(28 - 4 * j) + ") >> 28)"
-                                : in_word > 1                       ? component("w_", in_word, j)
-                                                                    : "SRC_AT(" + src_at + ")";
+      const std::string value = in_word > 1 ? component("w_", in_word, j) : "SRC_AT(" + src_at + ")";
       load.push_back("    const IDX_T q = " + tile_sum(n, [&](size_t k) { return q_step[k]; }, finest_src, j) + ";");
       load.push_back("    cr_tile[" + slot_of("q") + "] = g_ok ? CONVERT(" + value + ") : (DST_T)0;");
       load.push_back("  }");

@@ -323,19 +323,6 @@ std::string dst_vector_store(DataType t, int vec, const std::string& value, cons
                      "(__global uchar*)dst + ((" + off + ") >> 1)", nibble_align);
 }
 
-// V source elements from element offset `off`: a vector load, or for u4 and i4 V / 2 bytes unpacked to 8-bit
-// lanes (`off` even: make_plan()) from byte offset `bytes` where given, else off / 2. 8-bit and 16-bit lanes
-// load as one unaligned access on CPU tunings (unaligned_vectors()), else as uints where `packable` says the
-// base allows (pack_of(), and for u4 and i4 a multiple of 8 nibbles).
-std::string src_vector(const DeviceInfo& dev, DataType t, int vec, const std::string& off, bool packable,
-                       const std::string& bytes = "") {
-  const bool unaligned = unaligned_vectors(dev);
-  if (!is_nibble(t)) return vload_expr(t, vec, "src + " + off, packable, unaligned);
-  return std::string(t == DataType::i4 ? "cr_nib_unpack_i" : "cr_nib_unpack_u") + num(vec) + "(" +
-         vload_expr(DataType::u8, vec / 2, "(__global const uchar*)src + (" + (bytes.empty() ? "(" + off + ") >> 1" : bytes) + ")", packable,
-                    unaligned) + ")";
-}
-
 // V x V register transpose: V vector loads along B (source-dense), V vector stores along A
 // (destination-dense). Rows of padding load as zero; padding columns store zero. `src_packable`: the load
 // offsets outside ib are multiples of pack_of(source type) elements.
@@ -442,7 +429,7 @@ std::vector<std::string> transpose_loops(const ReorderParams& p, const Permutati
       // is too, the sum being even): the rows' loads stay constants apart, which the halved sum hid from LLVM
       // (a shift and a sign extension per row; i4 -> f16 b_fs_yx_fsv16 -> bfyx took 0.85x the time so).
       const std::string half = a.src_bytes(row);
-      std::string load = src_vector(p.device, p.src.data_type(), vec, off, src_packable, half.empty() ? "" : "((s_off + ib) >> 1) + " + half);
+      std::string load = src_vector(p.src.data_type(), vec, off, src_packable, unaligned_vectors(p.device), half.empty() ? "" : "((s_off + ib) >> 1) + " + half);
       if (rolled) {
         load = "(rd ? " + load + " : vload" + V + "(" + num(i) + ", fb" + tag + "))";
       } else if (!readable.empty()) {
@@ -605,7 +592,7 @@ std::vector<std::string> row_loops(const ReorderParams& p, const Permutation& pe
   const auto along_a = [](int lane) { return std::make_pair("ia + " + num(lane), std::string("ib")); };
   // A 4-bit source's bytes halved term by term, as in transpose_loops() (ia steps by V, an even count).
   const std::string half = b.src_bytes("ib");
-  const std::string load = convert_at(p, perm, src_vector(p.device, p.src.data_type(), vec, "s_off + " + b.src_offset("ib") + " + ia", src_packable,
+  const std::string load = convert_at(p, perm, src_vector(p.src.data_type(), vec, "s_off + " + b.src_offset("ib") + " + ia", src_packable, unaligned_vectors(p.device),
                                                           half.empty() ? "" : "(s_off >> 1) + " + half + " + (ia >> 1)"),
                                       vec, a, b, along_a, &a);
   if (!ok.empty()) body.push_back("  const bool ok = " + join_and(ok) + ";");
