@@ -225,7 +225,7 @@ std::string src_vector(DataType t, int vec, const std::string& off, bool packabl
 }
 
 bool stream_pays(uint64_t bytes, const DeviceInfo& device) {
-  return device.type == "cpu" && device.cache_bytes > 0 && 4 * bytes > 3 * device.cache_bytes;
+  return device.type == "cpu" && device.cache_bytes > 0 && bytes > device.cache_bytes / 4;
 }
 
 bool stream_pays(const Layout& src, const Layout& dst, const DeviceInfo& device) {

@@ -209,10 +209,12 @@ std::string vload_expr(DataType t, int width, const std::string& ptr, bool packa
 std::string src_vector(DataType t, int vec, const std::string& off, bool packable, bool unaligned,
                        const std::string& bytes = "");
 
-/// Whether a reorder should stream its stores: its source and destination together exceed 3/4 of the
-/// device's global memory cache (glibc's memcpy streams above 3/4 of the shared cache), so the destination
-/// cannot stay cached for its consumer anyway. CPU devices only: the reason is a CPU cache's write-allocate,
-/// which a GPU's L2 does not do for whole lines, and no GPU was measured faster with them.
+/// Whether a reorder should stream its stores: its source and destination together exceed 1/4 of the
+/// device's global memory cache. Past that a reorder and its consumer together ran faster streamed than with
+/// the destination left in cache (a copy of it timed after the kernel, caches warm or evicted: NOTES, "Streaming
+/// from a quarter of the cache"); a normal store first reads every line it writes. CPU devices only: the
+/// reason is a CPU cache's write-allocate, which a GPU's L2 does not do for whole lines, and no GPU was
+/// measured faster with them.
 bool stream_pays(const Layout& src, const Layout& dst, const DeviceInfo& device);
 
 /// The same rule for a kernel that reads and writes `bytes` bytes in all (the benchmarks' copy kernel).

@@ -502,11 +502,19 @@ std::vector<std::string> transpose_loops(const ReorderParams& p, const Permutati
   // 33 of 40 cases that stream, every family and element size (PoCL, 2 cores, perf/clreorder_ab, caches
   // evicted). So a transpose streams only where a column's stores fill whole lines; without streaming the
   // unrolled steps measured 0.94-1.38x: kept to the 4 KiB strides.
+  // Except where both hold: 16 columns (8-bit elements) a multiple of 4 KiB apart took 1.16-1.42x the plain
+  // stores' time streamed, whole lines and all, alone and with a consumer after (byxf -> bfyx u8 8x64x128x128,
+  // 32x64x64x64 and 8x64x96x128, bzyxf -> bfzyx i8 1x64x32x64x64 and 1x64x64x64x64), where the same columns
+  // at other strides took 0.58-0.96x (8x64x112x112, 8x64x80x128, 1x64x32x60x60) and 8 columns (16- and
+  // 32-bit destinations) at such strides 0.77-1.11x (byxf -> bfyx f16 4x256x64x64 and 4x128x128x128, f32
+  // 2x256x64x64, u8 -> f32 8x64x64x64, bfyx -> byxf f32 2x1024x28x28). So those 16-column transposes keep
+  // plain stores.
   const int64_t elem_bytes = static_cast<int64_t>(unit_bytes(p.dst.data_type())), row_bytes = elem_bytes * vec;
+  const bool set_aliased = !b.digits.empty() && b.digits.front().dst_stride * elem_bytes % 4096 == 0;
+  if (set_aliased && vec >= 16) align.streams = false;
   int64_t unroll = 1;
   if (tuning_of(p.device) == Tuning::cpu && !ts.present && !keep && !is_nibble(p.dst.data_type()) && row_bytes < 64 &&
-      !b.digits.empty() && (align.streams || b.digits.front().dst_stride * elem_bytes % 4096 == 0) &&
-      a.length() % (64 / row_bytes * vec) == 0)
+      (align.streams || set_aliased) && a.length() % (64 / row_bytes * vec) == 0)
     unroll = 64 / row_bytes;
   if (row_bytes * unroll < 64) align.streams = false;
   body.push_back("  for (IDX_T ia = 0; ia < " + num(a.length()) + "; ia += " + num(vec * unroll) + ") {");

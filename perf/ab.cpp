@@ -8,6 +8,9 @@
 // Each --param NAME[:AXIS[:GROUP[:OUTER]]] fuses a parameter into every variant (constants, baked into the kernel):
 // one value, or a value per index (per group of GROUP indices) of canonical axis AXIS, for each index of OUTER;
 // --vs-plain then adds the same reorder's plain conversion (the fused arithmetic's own cost, without the host's).
+// Each --cache BYTES adds the kernel planned for a device reporting that cache (whether its stores stream), and
+// --consumer times each launch together with a copy of its destination after it: a streamed destination is no
+// longer in cache for whoever reads it next, so a streaming choice is judged by the pair.
 //
 //   clreorder_ab --from bfyx --to b_fs_yx_fsv16 --shape 8,256,56,56 --to-dtype f16 --variant 'if (dst_wide)=>if (0)'
 #include <algorithm>
@@ -68,8 +71,9 @@ void add_param(Conversion& c, const std::string& text, const Dims& dims) {
 int main(int argc, char** argv) {
   std::string from, to, shape, dtype = "f32", to_dtype, impl, src_lo, src_hi, dst_lo, dst_hi;
   std::vector<std::string> variants, others, envs, options, params;
+  std::vector<uint64_t> caches;
   int runs = 100;
-  bool warm = false, keep = false, random_bits = false, vs_plain = false;
+  bool warm = false, consumer = false, keep = false, random_bits = false, vs_plain = false;
   CLI::App app("clreorder_ab: interleaved A/B timing of variants of one generated kernel (event kernel time)",
                "clreorder_ab");
   app.add_option("--from", from, "source format")->required();
@@ -84,11 +88,15 @@ int main(int argc, char** argv) {
   app.add_option("--impl", impl, "implementation of variant 0 (default: the selector's)");
   app.add_option("--runs", runs, "interleaved runs of each variant")->capture_default_str()->check(CLI::Range(5, 1000000));
   app.add_flag("--keep-padding", keep, "the destination's padding left unwritten (Padding::keep)");
+  app.add_flag("--consumer", consumer, "time each launch with a clEnqueueCopyBuffer of its destination after it (from the "
+               "kernel's start to the copy's end): what a store form costs the next reader");
   app.add_flag("--warm", warm, "leave the working set in cache between launches");
   app.add_flag("--random-bits", random_bits, "the source filled with arbitrary bits (NaNs, subnormals), not the suite's pattern");
   app.add_option("--variant", variants, "'FIND=>REPLACE[;;FIND=>REPLACE..]': variant 0's source, substituted");
   app.add_option("--vs", others, "the kernel another implementation generates");
   app.add_option("--env", envs, "VAR=VALUE: the kernel generated with this environment variable set");
+  app.add_option("--cache", caches, "the kernel planned for a device reporting this global memory cache in bytes "
+                 "(whether its stores stream)");
   app.add_option("--options", options, "variant 0 built with these build options too (e.g. '-D CR_SOFTWARE_F16')");
   app.add_flag("--vs-plain", vs_plain, "with --param: the same reorder's plain conversion (no parameters) beside it");
   app.add_option("--param", params, "NAME[:AXIS[:GROUP[:OUTER]]]: a fused parameter (src-scale, dst-zero-point ...) in "
@@ -151,6 +159,14 @@ int main(int argc, char** argv) {
       kernels_data.push_back(v);
       labels.push_back("with " + env);
     }
+    for (uint64_t bytes : caches) {
+      DeviceInfo device = engine.info();
+      device.cache_bytes = bytes;
+      KernelData v = plan_reorder(device, src, dst, impl, conversion);
+      if (v.source.code == kd.source.code) throw Error("--cache " + std::to_string(bytes) + " changes nothing in the kernel source");
+      kernels_data.push_back(v);
+      labels.push_back("planned for a cache of " + std::to_string(bytes) + " bytes" + (v.streams ? " (streams)" : " (does not stream)"));
+    }
     for (const std::string& opt : options) {
       KernelData v = kd;
       v.source.options += " " + opt;
@@ -182,6 +198,9 @@ int main(int argc, char** argv) {
     const size_t scratch_bytes = std::min<size_t>(size_t{64} << 20, static_cast<size_t>(engine.info().max_alloc / 2));
     cl::Buffer scratch_a(engine.context(), CL_MEM_READ_WRITE, scratch_bytes), scratch_b(engine.context(), CL_MEM_READ_WRITE, scratch_bytes);
     if (!warm) queue.enqueueFillBuffer(scratch_a, cl_uint{0x5a5a5a5a}, 0, scratch_bytes);
+    if (consumer && static_cast<size_t>(dst.bytes()) > scratch_bytes)
+      throw Error("--consumer: the destination's " + std::to_string(dst.bytes()) + " bytes exceed the " +
+                  std::to_string(scratch_bytes) + "-byte buffer it is copied into");
     std::vector<std::vector<double>> ms(kernels.size());
     for (int r = 0; r < runs + 3; ++r)
       for (size_t k = 0; k < kernels.size(); ++k) {
@@ -191,13 +210,16 @@ int main(int argc, char** argv) {
         cl::Event ev;
         queue.enqueueNDRangeKernel(lk.kernel, cl::NullRange, kernels_data[k].global_range(), kernels_data[k].local_range(),
                                    nullptr, &ev);
-        ev.wait();
+        cl::Event last = ev;
+        if (consumer) queue.enqueueCopyBuffer(dbuf, scratch_b, 0, 0, static_cast<size_t>(dst.bytes()), nullptr, &last);
+        last.wait();
         if (r >= 3)
-          ms[k].push_back(1e-6 * static_cast<double>(ev.getProfilingInfo<CL_PROFILING_COMMAND_END>() -
+          ms[k].push_back(1e-6 * static_cast<double>(last.getProfilingInfo<CL_PROFILING_COMMAND_END>() -
                                                      ev.getProfilingInfo<CL_PROFILING_COMMAND_START>()));
       }
-    std::printf("%s -> %s, impl %s, %d interleaved runs each (event kernel time, %s caches)\n", src.describe().c_str(),
-                dst.describe().c_str(), kd.impl.c_str(), runs, warm ? "warm" : "cold");
+    std::printf("%s -> %s, impl %s, %d interleaved runs each (event %s time, %s caches)\n", src.describe().c_str(),
+                dst.describe().c_str(), kd.impl.c_str(), runs, consumer ? "kernel and consumer copy" : "kernel",
+                warm ? "warm" : "cold");
     for (size_t k = 0; k < ms.size(); ++k) {
       std::sort(ms[k].begin(), ms[k].end());
       const double med = ms[k][ms[k].size() / 2], base = ms[0][ms[0].size() / 2];

@@ -408,7 +408,7 @@ int main(int argc, char** argv) {
                           "times and GB/s: medians of the rounds. " +
                           (engine.info().cache_from_host ? "The device reports no cache; the host's is a " : "The device reports a ") +
                           std::to_string(engine.info().cache_bytes >> 20) + " MiB cache: " + std::to_string(streamed) + " of the " +
-                          std::to_string(n) + " cases' kernels stream their stores (source and destination past 3/4 of it).\n\n" + md;
+                          std::to_string(n) + " cases' kernels stream their stores (source and destination past 1/4 of it).\n\n" + md;
     write_file(out + "/suite.md", md_text);
     write_file(out + "/suite.csv", csv);
     write_file(out + "/suite.svg", svg_chart(bars, "clreorder on " + engine.info().name + ": ratio to the best copy (same run)"));

@@ -290,6 +290,12 @@ TEST(Generated, StreamedTransposesWriteWholeLines) {
                         {"b_fs_yx_fsv32", "bfyx", {2, 64, 8, 16}, T::i8, T::i8, 1},
                         {"b_fs_yx_fsv16", "bfyx", {2, 64, 4, 8}, T::f64, T::f64, 1},
                         {"bzyxf", "bfzyx", {1, 32, 4, 8, 16}, T::i8, T::i8, 1},
+                        // 16 columns (8-bit) a multiple of 4 KiB apart stream slower than plain stores; 8 do not
+                        {"byxf", "bfyx", {2, 64, 64, 64}, T::u8, T::u8, 0},
+                        {"bzyxf", "bfzyx", {1, 32, 8, 16, 96}, T::i8, T::i8, 0},
+                        {"bzyxf", "bfzyx", {1, 32, 8, 16, 80}, T::i8, T::i8, 1},
+                        {"bfyx", "byxf", {2, 1024, 2, 2}, T::f32, T::f32, 1},
+                        {"byxf", "bfyx", {2, 64, 64, 64}, T::f16, T::f16, 1},
                         {"fs_b_yx_fsv32", "bfyx", {4, 64, 4, 8}, T::f32, T::f32, -1},
                         {"bs_fs_yx_bsv16_fsv16", "bfyx", {32, 64, 4, 8}, T::f16, T::f16, -1},
                         {"bfyx", "bs_fs_yx_bsv16_fsv16", {32, 64, 4, 8}, T::f32, T::f32, -1},
@@ -327,6 +333,26 @@ TEST(Generated, StreamedTransposesWriteWholeLines) {
     }
   }
   EXPECT_EQ(transposes, static_cast<int>(std::size(pairs)));
+}
+
+// A CPU reorder streams once its source and destination exceed a quarter of the device's cache (a reorder and
+// its consumer measured faster so from there on); never on a GPU, nor where the cache is unknown.
+TEST(Generated, StreamingPaysPastAQuarterOfTheCache) {
+  DeviceInfo cpu = tuned_device("cpu");
+  cpu.cache_bytes = uint64_t{32} << 20;
+  EXPECT_FALSE(stream_pays(uint64_t{8} << 20, cpu));
+  EXPECT_TRUE(stream_pays((uint64_t{8} << 20) + 1, cpu));
+  const Layout src(format_from_name("bfyx"), DataType::f32, {1, 256, 56, 56}), dst(format_from_name("byxf"), DataType::f32, {1, 256, 56, 56});
+  EXPECT_FALSE(stream_pays(src, dst, cpu));  // 6.4 MB
+  const Layout src2(format_from_name("bfyx"), DataType::f32, {2, 256, 56, 56}), dst2(format_from_name("byxf"), DataType::f32, {2, 256, 56, 56});
+  EXPECT_TRUE(stream_pays(src2, dst2, cpu));  // 12.8 MB
+  EXPECT_NE(plan_reorder(cpu, src2, dst2, "tiled").source.code.find("CR_STREAM_STORE("), std::string::npos);
+  EXPECT_EQ(plan_reorder(cpu, src, dst, "tiled").source.code.find("CR_STREAM_STORE("), std::string::npos);
+  DeviceInfo gpu = tuned_device("gpu");
+  gpu.cache_bytes = cpu.cache_bytes;
+  EXPECT_FALSE(stream_pays(src2, dst2, gpu));
+  DeviceInfo unknown = tuned_device("cpu");
+  EXPECT_FALSE(stream_pays(uint64_t{1} << 40, unknown));
 }
 
 // CPU tiles of 8- and 16-bit transposes whose B is at its floor (a pixel's 16 of 32 channels) walk rows of A
