@@ -155,7 +155,8 @@ int main(int argc, char** argv) {
       KernelData v = plan_reorder(engine.info(), src, dst, impl, conversion);
       if (old) setenv(var.c_str(), saved.c_str(), 1);
       else unsetenv(var.c_str());
-      if (v.source.code == kd.source.code) throw Error("--env '" + env + "' changes nothing in the kernel source");
+      if (v.source.code == kd.source.code && v.global == kd.global && v.local == kd.local)
+        throw Error("--env '" + env + "' changes nothing in the kernel source or its launch");
       kernels_data.push_back(v);
       labels.push_back("with " + env);
     }
