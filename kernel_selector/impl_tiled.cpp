@@ -777,6 +777,23 @@ TiledPlan plan_on(const ReorderParams& p, Permutation perm) {
     while (alen < 64 &&
            take(grid, a, [&](const PermDigit& d) { return d.dst_stride == alen && alen * d.extent <= cfg.cap_a && a_may(d); }))
       alen = a.length();
+    // Where the digit continuing A is too long to join whole (bs_fs_yx_bsv32_fsv32 i8: 32 channels' bytes,
+    // then 32 batches), CPU tiles take as much of it as makes A's rows one 64-byte line, so each column's
+    // store is a whole line, not half of one that the next work-item completes. bfyx ->
+    // bs_fs_yx_bsv32_fsv32 i8 32x64x56x56 took 0.55-0.57x the time, 32x64x28x28 0.92x, bs_fs_yx_bsv16_fsv32
+    // i8 0.62x, bs_fs_yx_bsv32_fsv16 f16 0.69x, f32 -> i8 into bsv32_fsv32 0.68x (perf/clreorder_ab, caches
+    // evicted); the other families' A already fills a line or takes the whole digit.
+    const int64_t dst_bytes = static_cast<int64_t>(unit_bytes(p.dst.data_type()));
+    const auto cont = std::find_if(grid.begin(), grid.end(), [&](const PermDigit& d) { return d.dst_stride == alen && a_may(d); });
+    if (tuning_of(p.device) == Tuning::cpu && !is_nibble(p.dst.data_type()) && alen * dst_bytes < 64 && 64 % (alen * dst_bytes) == 0 &&
+        cont != grid.end()) {
+      const int64_t t = 64 / (alen * dst_bytes);
+      if (t < cont->extent && cont->extent % t == 0 && alen * t <= cfg.cap_a) {
+        PermDigit inner = *cont;
+        *cont = split_outer(inner, t);
+        a.digits.push_back(inner);
+      }
+    }
   }
   // A transpose whose B is cut to its floor (min_b: 16 of a pixel's channels, for example) keeps rows of A
   // of 1 KiB in CPU tiles, as 4-byte elements have them, instead of 256 elements: 8- and 16-bit tiles were

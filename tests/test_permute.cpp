@@ -299,8 +299,10 @@ TEST(Generated, StreamedTransposesWriteWholeLines) {
                         {"fs_b_yx_fsv32", "bfyx", {4, 64, 4, 8}, T::f32, T::f32, -1},
                         {"bs_fs_yx_bsv16_fsv16", "bfyx", {32, 64, 4, 8}, T::f16, T::f16, -1},
                         {"bfyx", "bs_fs_yx_bsv16_fsv16", {32, 64, 4, 8}, T::f32, T::f32, -1},
-                        {"bfyx", "bs_fs_yx_bsv32_fsv32", {32, 64, 4, 8}, T::i8, T::i8, 0},
-                        {"bfyx", "bs_fs_yx_bsv32_fsv16", {32, 64, 4, 8}, T::f16, T::f16, 0},
+                        // 32-byte blocks: A takes two batches of the bsv32 block, a line per column
+                        {"bfyx", "bs_fs_yx_bsv32_fsv32", {32, 64, 4, 8}, T::i8, T::i8, 1},
+                        {"bfyx", "bs_fs_yx_bsv32_fsv16", {32, 64, 4, 8}, T::f16, T::f16, 1},
+                        {"bfyx", "bs_fs_yx_bsv32_fsv32", {32, 64, 4, 8}, T::f32, T::i8, 1},
                         {"yxfb", "bfyx", {32, 64, 4, 4}, T::f32, T::f32, -1},
                         {"bfyx", "yxfb", {32, 64, 4, 4}, T::f16, T::f16, -1},
                         {"oiyx", "os_iyx_osv16", {64, 64, 1, 1}, T::f32, T::f32, -1},
@@ -333,6 +335,34 @@ TEST(Generated, StreamedTransposesWriteWholeLines) {
     }
   }
   EXPECT_EQ(transposes, static_cast<int>(std::size(pairs)));
+}
+
+// CPU tiles whose rows of A are under a line take part of the digit continuing A (two batches of a bsv32
+// block for 32-byte channel blocks), so that each column's stores are one line; whole digits that fit stay.
+TEST(Generated, ShortRowsOfATakePartOfTheDigitContinuingThem) {
+  struct Pair {
+    const char *from, *to;
+    DataType src, dst;
+    const char* tuning;
+    int64_t a;  // the transpose's A
+  };
+  using T = DataType;
+  const Pair pairs[] = {{"bfyx", "bs_fs_yx_bsv32_fsv32", T::i8, T::i8, "cpu", 64},
+                        {"bfyx", "bs_fs_yx_bsv32_fsv16", T::f16, T::f16, "cpu", 32},
+                        {"bfyx", "bs_fs_yx_bsv16_fsv32", T::i8, T::i8, "cpu", 64},
+                        {"bfyx", "bs_fs_yx_bsv32_fsv32", T::f32, T::i8, "cpu", 64},
+                        {"bfyx", "bs_fs_yx_bsv32_fsv32", T::f32, T::f32, "cpu", 32},  // a line already
+                        {"bfyx", "bs_fs_yx_bsv16_fsv16", T::f16, T::f16, "cpu", 256},  // the whole digit
+                        {"bfyx", "bs_fs_yx_bsv32_fsv32", T::i8, T::i8, "gpu", 16}};  // GPU tiles: unchanged
+  const std::regex loop(R"(for \(IDX_T ia = 0; ia < ([0-9]+); ia \+= )");
+  for (const Pair& c : pairs) {
+    const Dims shape = {64, 64, 8, 8};
+    const Layout src(format_from_name(c.from), c.src, shape), dst(format_from_name(c.to), c.dst, shape);
+    const std::string code = plan_reorder(tuned_device(c.tuning), src, dst, "tiled").source.code;
+    std::smatch m;
+    ASSERT_TRUE(std::regex_search(code, m, loop)) << dst.describe();
+    EXPECT_EQ(std::stoll(m[1]), c.a) << src.describe() << " -> " << dst.describe() << ", " << c.tuning << " tuning";
+  }
 }
 
 // A CPU reorder streams once its source and destination exceed a quarter of the device's cache (a reorder and
