@@ -231,7 +231,7 @@ std::string convert_at(const ReorderParams& p, const Permutation& perm, const st
 // as zero, or (Padding::keep) skipped. A u4 or i4 destination goes a byte at a time: the elements at ia and
 // ia + 1 (even, and their byte is this work-item's alone: nibble_pairs()) through CR_NIB_PAIR.
 std::vector<std::string> scalar_loops(const ReorderParams& p, const Permutation& perm, const Run& a, const Run& b, bool b_src_dense,
-                                      const TileSums& ts) {
+                                      const TileSums& ts, int64_t b_begin = 0) {
   // The conditions on the element at A position `at`: valid (else zero) and written at all.
   auto checks = [&](const std::string& at, std::vector<std::string>* ok, std::vector<std::string>* wr) {
     ok->push_back("g_ok");
@@ -245,7 +245,7 @@ std::vector<std::string> scalar_loops(const ReorderParams& p, const Permutation&
   };
   const std::string dst_i = "d_off + " + b.dst_offset("ib") + " + ia";
   std::vector<std::string> body;
-  body.push_back("for (IDX_T ib = 0; ib < " + num(b.length()) + "; ++ib) {");
+  body.push_back("for (IDX_T ib = " + num(b_begin) + "; ib < " + num(b.length()) + "; ++ib) {");
   if (is_nibble(p.dst.data_type())) {
     body.push_back("  for (IDX_T ia = 0; ia < " + num(a.length()) + "; ia += 2) {");
     std::vector<std::string> written;
@@ -277,7 +277,7 @@ std::vector<std::string> scalar_loops(const ReorderParams& p, const Permutation&
   // 9 floats each per work-item) get one hint each, at the tile's first column, for the line 128 bytes on along
   // the row, where the next work-items read (plan_on() puts the digit nearest in the source innermost):
   // oiyx -> i_yxs_os_yxsv2_osv16 f32 256x256x3x3 0.84x the time (perf/clreorder_ab, caches evicted).
-  if (b_src_dense && !a.digits.empty() && prefetches_rows(p, a.digits.front().src_stride)) {
+  if (b_src_dense && b_begin == 0 && !a.digits.empty() && prefetches_rows(p, a.digits.front().src_stride)) {
     std::vector<std::string> when = {"ib == 0"};
     when.insert(when.end(), ok.begin(), ok.end());
     body.push_back("    " + prefetch_stmt(p, "s_off + " + a.src_offset("ia"), when));
@@ -295,7 +295,11 @@ std::vector<std::string> scalar_loops(const ReorderParams& p, const Permutation&
 // Width of the register transpose: V x V blocks need V | |A| and V | |B|, masks that act on whole rows
 // (axes of A) or whole columns (axes of B), and no A axis that overshoots the destination (that would
 // need partial stores). `bytes`: the size of a transposed (destination) element.
-int vector_width(const Run& a, const Run& b, const Permutation& perm, int64_t bytes) {
+// Where no width divides |B| and `b_main` is given, the V that divides |A| and covers most of B (the widest
+// of those): the transposes then take B's first *b_main = |B| - |B| mod V columns and scalar loops the rest
+// (rows of 9 or 10 elements: 3 x 3 weights' yx, i_yxs_os_yxsv2_osv16's pairs of them padded to 10; a padded
+// destination's rows that rounded_source_row() cannot round).
+int vector_width(const Run& a, const Run& b, const Permutation& perm, int64_t bytes, int64_t* b_main = nullptr) {
   for (int ax : masked_axes(perm, a, b)) {
     if (a.has_axis(ax) && b.has_axis(ax)) return 1;
     if (a.has_axis(ax) && perm.axes[static_cast<size_t>(ax)].check_write) return 1;
@@ -310,7 +314,13 @@ int vector_width(const Run& a, const Run& b, const Permutation& perm, int64_t by
   widest = std::min<int64_t>(widest, std::max<int64_t>(4, 64 / bytes));
   for (int v : {16, 8, 4})
     if (v <= widest && ta % v == 0 && tb % v == 0) return v;
-  return 1;
+  int best = 1;
+  for (int v : {16, 8, 4})
+    if (b_main && v <= widest && ta % v == 0 && tb > v && tb - tb % v > *b_main) {
+      *b_main = tb - tb % v;
+      best = v;
+    }
+  return best;
 }
 
 // Stores `value`, `vec` destination elements, at element offset `off`: a vector store (`align`), or for u4
@@ -333,11 +343,12 @@ std::string dst_vector_store(DataType t, int vec, const std::string& value, cons
 // valid elements one by one (whole vectors where every row is valid: all but the tiles at a tail).
 // A u4 or i4 destination's columns are packed (dst_vector_store(), aligned as `nibble_align` says).
 std::vector<std::string> transpose_loops(const ReorderParams& p, const Permutation& perm, const Run& a, const Run& b,
-                                         int vec, bool src_packable, StoreAlign align, StoreAlign nibble_align, const TileSums& ts) {
+                                         int vec, bool src_packable, StoreAlign align, StoreAlign nibble_align, const TileSums& ts,
+                                         int64_t b_end) {
   const std::string V = num(vec), dt = cl_type(p.dst.data_type()) + V, st = cl_type(p.src.data_type());
   std::vector<int> axes = masked_axes(perm, a, b);
   std::vector<std::string> body, readable;
-  body.push_back("for (IDX_T ib = 0; ib < " + num(b.length()) + "; ib += " + V + ") {");
+  body.push_back("for (IDX_T ib = 0; ib < " + num(b_end) + "; ib += " + V + ") {");
   for (int j = 0; j < vec; ++j) {
     std::vector<std::string> rd;
     for (int ax : axes)
@@ -708,6 +719,7 @@ struct TiledPlan {
   bool a_src_dense = false;
   enum class Form { transpose, rows, scalar } form = Form::scalar;
   int vec = 1;
+  int64_t b_main = 0;  // Form::transpose: B's columns the transposes cover; scalar loops take the rest
   TileSums sums;
 };
 
@@ -835,7 +847,8 @@ TiledPlan plan_on(const ReorderParams& p, Permutation perm) {
   if (nib_dst && (p.conversion.padding != Padding::zero || p.conversion.compensation.present()))
     tp.vec = 1;
   else if (!tp.a_src_dense && !b.digits.empty() && whole_bytes(a) &&
-           (tp.vec = vector_width(a, b, tp.perm, static_cast<int64_t>(unit_bytes(p.dst.data_type())))) > 1)
+           (tp.vec = vector_width(a, b, tp.perm, static_cast<int64_t>(unit_bytes(p.dst.data_type())),
+                                  nib_dst || nib_src || p.conversion.compensation.present() ? nullptr : &tp.b_main)) > 1)
     tp.form = TiledPlan::Form::transpose;
   else if (tp.a_src_dense && !((nib_dst || nib_src) && tail) && whole_bytes(b) &&
            (tp.vec = row_width(a, tp.perm, p.conversion.padding)) > 1)
@@ -850,7 +863,10 @@ TiledPlan plan_on(const ReorderParams& p, Permutation perm) {
   // innermost"): 0.58-1.05x the time over the 20 scalar plans it changes among every registered format from
   // its plain twin in f32, f16 and i8 (0.73-0.82x on i_yxs_os_yxsv2_osv16 f32 256x256x3x3, where tiled is
   // chosen); where A is dense in both (oiyx -> ioyx: 36-byte rows on both sides) it took 1.28-1.32x: not there.
-  if (tp.vec == 1 && !tp.a_src_dense && tuning_of(p.device) == Tuning::cpu && !grid.empty() &&
+  // Transposes with a scalar tail of B (vector_width()) read such rows too: i_yxs_os_yxsv2_osv16 f32 with the
+  // output-channel block innermost took 1.05-1.09x the time at 128 and 256 channels, 0.96x at 32 (8 groups).
+  if (tp.form == TiledPlan::Form::transpose && tp.b_main == 0) tp.b_main = b.length();
+  if ((tp.vec == 1 || tp.b_main < b.length()) && !tp.a_src_dense && tuning_of(p.device) == Tuning::cpu && !grid.empty() &&
       a.length() * static_cast<int64_t>(unit_bytes(p.dst.data_type())) >= 64 &&
       b.length() * static_cast<int64_t>(unit_bytes(p.src.data_type())) < 64) {
     auto nearest = std::min_element(grid.begin(), grid.end(), [](const PermDigit& x, const PermDigit& y) { return x.src_stride < y.src_stride; });
@@ -891,15 +907,16 @@ std::optional<Permutation> rounded_source_row(const ReorderParams& p, const Perm
   return std::nullopt;
 }
 
-// The plan on the reorder's permutation, or, where that leaves the tile scalar, on its rounded source rows
-// when they give vector transposes.
+// The plan on the reorder's permutation, or, where that leaves the tile scalar or part scalar (a tail of B), on
+// its rounded source rows when they give vector transposes over the whole of B.
 TiledPlan make_plan(const ReorderParams& p) {
   TiledPlan tp = plan_on(p, make_permutation(p.src, p.dst, indexed_axes(p.conversion)));
-  if (tp.form != TiledPlan::Form::scalar) return tp;
+  auto whole = [](const TiledPlan& t) { return t.form == TiledPlan::Form::transpose && t.b_main == t.b.length(); };
+  if (tp.form == TiledPlan::Form::rows || whole(tp)) return tp;
   std::optional<Permutation> rounded = rounded_source_row(p, tp.perm);
   if (!rounded) return tp;
   TiledPlan wide = plan_on(p, std::move(*rounded));
-  return wide.form == TiledPlan::Form::transpose ? wide : tp;
+  return whole(wide) ? wide : tp;
 }
 
 // A u4 or i4 destination is written a byte (the elements at ia and ia + 1) at a time, so no byte may hold
@@ -978,10 +995,14 @@ class TiledReorder : public ReorderImpl {
     const int64_t src_pack = is_nibble(p.src.data_type()) ? 8 : pack_of(p.src.data_type());
     // Packed u4 and i4 bytes go as uints where every store starts at a multiple of 8 nibbles.
     const StoreAlign nibble_align{strides_multiple_of(perm, outside, 8, &PermDigit::dst_stride), false, unaligned_vectors(p.device)};
-    if (tp.form == TiledPlan::Form::transpose)
+    if (tp.form == TiledPlan::Form::transpose) {
       body = transpose_loops(p, perm, a, b, vec, strides_multiple_of(perm, with(a), src_pack, &PermDigit::src_stride), align(line),
-                             nibble_align, tp.sums);
-    else if (tp.form == TiledPlan::Form::rows)
+                             nibble_align, tp.sums, tp.b_main);
+      if (tp.b_main < b.length()) {
+        const std::vector<std::string> rest = scalar_loops(p, perm, a, b, !tp.a_src_dense, tp.sums, tp.b_main);
+        body.insert(body.end(), rest.begin(), rest.end());
+      }
+    } else if (tp.form == TiledPlan::Form::rows)
       body = row_loops(p, perm, a, b, vec, strides_multiple_of(perm, outside, src_pack, &PermDigit::src_stride), align(vec), nibble_align, tp.sums,
                        &tables);
     else

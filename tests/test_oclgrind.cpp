@@ -313,6 +313,9 @@ TEST(Sweep, EveryImplementationInBothTunings) {
   std::map<std::string, int> prefetching;
   // CPU-tuned tiled kernels written for g_ok known true and known false (a grid with padding).
   int split = 0;
+  // tiled's transposes that leave a tail of B's columns to scalar loops after them, per tuning.
+  std::map<std::string, int> b_tails;
+  static const std::regex b_tail(R"(for \(IDX_T ib = [1-9]\d*; ib < \d+; \+\+ib\) \{)");
   for (const Sweep& s : cases)
     for (const auto& impl : KernelSelector::instance().impls())
       for (const char* tuning : {"cpu", "gpu"}) {
@@ -332,6 +335,7 @@ TEST(Sweep, EveryImplementationInBothTunings) {
           long_a += std::string(tuning) == "cpu" && transpose_a_length(code) > 256;
           if (code.find("CR_PREFETCH(src + ") != std::string::npos) ++prefetching[impl->name()];
           split += code.find("#define CR_GRID_SPLIT 1") != std::string::npos;
+          b_tails[tuning] += transpose_a_length(code) > 0 && std::regex_search(code, b_tail);
           planned.push_back({&s, std::move(kd), std::string(tuning) + " tuning, cache " + std::to_string(cache)});
           ++per_impl[impl->name()];
         }
@@ -343,6 +347,7 @@ TEST(Sweep, EveryImplementationInBothTunings) {
   EXPECT_GT(long_a, 0) << "no CPU-tuned transpose with A over 256 elements";
   for (const char* impl : {"tiled", "staged", "lanes"}) EXPECT_GT(prefetching[impl], 0) << "no " << impl << " kernel prefetching its source rows";
   EXPECT_GT(split, 0) << "no tiled kernel written for both values of g_ok";
+  for (const char* tuning : {"cpu", "gpu"}) EXPECT_GT(b_tails[tuning], 0) << "no tiled transpose with a scalar tail of B in the " << tuning << " tuning";
   for (const char* tuning : {"cpu", "gpu"})
     for (const auto& [mark, form] : edge_forms)
       EXPECT_GT(edge_steps[std::string(tuning) + " tuning, " + form], 0) << "no tiled edge steps as " << form << " in the " << tuning << " tuning";
@@ -356,6 +361,7 @@ TEST(Sweep, EveryImplementationInBothTunings) {
     std::printf("sweep: tiled's row copies, B's digit continuing A in the source %s: %d kernels\n", form.c_str(), count);
   std::printf("sweep: CPU-tuned transposes with A over 256 elements: %d kernels\n", long_a);
   std::printf("sweep: CPU-tuned tiled kernels written for both values of g_ok: %d\n", split);
+  for (const auto& [tuning, count] : b_tails) std::printf("sweep: tiled transposes with a scalar tail of B, %s tuning: %d kernels\n", tuning.c_str(), count);
   for (const auto& [impl, count] : prefetching) std::printf("sweep: %s prefetching its source rows: %d kernels\n", impl.c_str(), count);
 }
 

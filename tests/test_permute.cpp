@@ -487,11 +487,12 @@ TEST(Generated, TransposesPrefetchSourceRowsPagesApart) {
   }
 }
 
-// tiled's scalar loops whose rows of A fill destination lines while their source rows are under one walk the
-// grid digit nearest in the source innermost in CPU tiles (plan_on()): oiyx -> i_yxs_os_yxsv2_osv16 f32 (16
-// channels' rows of 9 floats) steps on by an input channel, 9 floats; not with 32-byte rows of A (f16), not
-// in the GPU tuning. Rows 2 KiB or more apart get a prefetch hint each at the tile's first column (CPU only).
-TEST(Generated, ScalarLoopsWalkTheSourcesNearestDigitInnermost) {
+// tiled's tiles whose rows of A fill destination lines while their source rows are under one, scalar or
+// transposed with a scalar tail of B, walk the grid digit nearest in the source innermost in CPU tiles
+// (plan_on()): oiyx -> i_yxs_os_yxsv2_osv16 f32 (16 channels' rows of 9 floats, 10 columns with the yxsv2
+// padding: 8 transposed, 2 scalar) steps on by an input channel, 9 floats; not with 32-byte rows of A (f16),
+// not in the GPU tuning. Rows 2 KiB or more apart get a prefetch hint each at a line's first step (CPU only).
+TEST(Generated, ShortSourceRowsWalkTheSourcesNearestDigitInnermost) {
   struct Pair {
     Dims shape;
     DataType type;
@@ -507,16 +508,57 @@ TEST(Generated, ScalarLoopsWalkTheSourcesNearestDigitInnermost) {
     const Layout src(format_from_name("oiyx"), c.type, c.shape), dst(format_from_name("i_yxs_os_yxsv2_osv16"), c.type, c.shape);
     const std::string label = src.describe() + " -> " + dst.describe() + ", " + c.tuning + " tuning";
     const std::string code = plan_reorder(tuned_device(c.tuning), src, dst, "tiled").source.code;
-    ASSERT_EQ(transpose_a_length(code), 0) << label << ": not scalar loops\n" << code;
+    ASSERT_GT(transpose_a_length(code), 0) << label << ": transposes along the output channels\n" << code;
+    ASSERT_NE(code.find("for (IDX_T ib = 8; ib < 10; ++ib) {"), std::string::npos) << label << ": B's last 2 columns scalar\n" << code;
     // The grid's digits, innermost first, by their source strides.
     std::vector<int64_t> strides;
     for (auto m = std::sregex_iterator(code.begin(), code.end(), step); m != std::sregex_iterator(); ++m) strides.push_back(std::stoll((*m)[1]));
     ASSERT_GE(strides.size(), 2u) << label << "\n" << code;
     EXPECT_EQ(strides.front() == *std::min_element(strides.begin(), strides.end()), c.nearest_inside) << label << "\n" << code;
     const bool apart = c.shape[1] * 9 * static_cast<int64_t>(size_of(c.type)) >= 2048;
-    EXPECT_EQ(code.find("if (ib == 0 && g_ok") != std::string::npos && code.find(") CR_PREFETCH(src + s_off + ((ia) * ") != std::string::npos,
+    EXPECT_EQ(code.find("if (pf && g_ok) CR_PREFETCH(src + s_off + ib + ((ia + 0) * ") != std::string::npos,
               apart && std::string(c.tuning) == "cpu")
         << label << "\n" << code;
+  }
+}
+
+// Where no vector width divides B's run (and rounded_source_row() cannot round it), tiled transposes the
+// columns a width covers and leaves the rest to scalar loops after them, rather than running the whole tile
+// in scalar loops: 3 x 3 weights' rows of 9 (10 with i_yxs_os_yxsv2_osv16's padding), a destination padded
+// around rows of 8. Rows it can round keep whole transposes; 4-bit types and compensation sums keep the
+// scalar loops.
+TEST(Generated, TransposesLeaveATailOfBToScalarLoops) {
+  struct Pair {
+    const char *from, *to;
+    DataType type;
+    Dims shape;
+    bool padded;            // the destination padded by 1 in y and x
+    int64_t main, length;   // B's columns transposed, and all of them (main 0: no scalar tail)
+    bool transposes;
+  };
+  const Pair pairs[] = {{"oiyx", "i_yxs_os_yxsv2_osv16", DataType::f32, {64, 64, 3, 3}, false, 8, 10, true},
+                        {"oiyx", "i_yxs_os_yxsv2_osv16", DataType::i8, {64, 64, 3, 3}, false, 8, 10, true},
+                        {"goiyx", "gi_yxs_os_yxsv2_osv16", DataType::f16, {4, 32, 32, 3, 3}, false, 8, 10, true},
+                        {"oiyx", "o_is_yx_isv16", DataType::f16, {64, 64, 3, 3}, false, 8, 9, true},
+                        {"bfyx", "b_fs_yx_fsv16", DataType::f16, {2, 32, 8, 8}, true, 8, 10, true},
+                        {"bfyx", "b_fs_yx_fsv16", DataType::f16, {8, 64, 56, 56}, true, 0, 0, true},
+                        {"oiyx", "i_yxs_os_yxsv2_osv16", DataType::u4, {64, 64, 3, 3}, false, 0, 0, false}};
+  static const std::regex tail(R"(for \(IDX_T ib = (\d+); ib < (\d+); \+\+ib\) \{)");
+  for (const Pair& c : pairs) {
+    const Dims pad = c.padded ? Dims{0, 0, 1, 1} : Dims(c.shape.size(), 0);
+    const Dims no_pad(c.shape.size(), 0);
+    const Layout src(format_from_name(c.from), c.type, c.shape), dst(format_from_name(c.to), c.type, c.shape, pad, pad);
+    const std::string label = src.describe() + " -> " + dst.describe();
+    const std::string code = plan_reorder(tuned_device("cpu"), src, dst, "tiled").source.code;
+    EXPECT_EQ(transpose_a_length(code) > 0, c.transposes) << label << "\n" << code;
+    std::smatch m;
+    const bool has_tail = std::regex_search(code, m, tail) && std::stoll(m[1]) > 0;
+    EXPECT_EQ(has_tail, c.main > 0) << label << "\n" << code;
+    if (has_tail && c.main > 0) {
+      EXPECT_EQ(std::stoll(m[1]), c.main) << label << "\n" << code;
+      EXPECT_EQ(std::stoll(m[2]), c.length) << label << "\n" << code;
+      EXPECT_NE(code.find("for (IDX_T ib = 0; ib < " + std::to_string(c.main) + "; ib += "), std::string::npos) << label << "\n" << code;
+    }
   }
 }
 
@@ -535,7 +577,7 @@ TEST(Generated, CpuTilesTakeTheirTestsOutOfTheLoop) {
   const Pair pairs[] = {{"bfyx", "byxf", "tiled", DataType::i8, {2, 64, 16, 16}, false, true, false},
                         {"bfyx", "byxf", "tiled", DataType::i8, {2, 64, 16, 16}, true, true, true},
                         {"bfyx", "b_fs_yx_fsv16", "tiled", DataType::f16, {2, 32, 8, 8}, false, true, false},
-                        {"bfyx", "b_fs_yx_fsv16", "tiled", DataType::f16, {2, 32, 8, 8}, true, false, true},
+                        {"bfyx", "b_fs_yx_fsv16", "tiled", DataType::f16, {2, 32, 8, 8}, true, true, true},
                         {"bfyx", "byxf", "tiled", DataType::f32, {2, 64, 16, 16}, true, false, true},
                         {"oiyx", "os_is_yx_isv16_osv16", "staged", DataType::f16, {32, 32, 3, 3}, false, true, false},
                         {"oiyx", "os_is_yx_osa4_isa8_osv8_isv4", "lanes", DataType::i8, {32, 32, 3, 3}, false, false, false}};
