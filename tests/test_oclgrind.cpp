@@ -316,6 +316,9 @@ TEST(Sweep, EveryImplementationInBothTunings) {
   // tiled's transposes that leave a tail of B's columns to scalar loops after them, per tuning.
   std::map<std::string, int> b_tails;
   static const std::regex b_tail(R"(for \(IDX_T ib = [1-9]\d*; ib < \d+; \+\+ib\) \{)");
+  // tiled's transposes stepping from the first real column of a lower-padded B, per tuning.
+  std::map<std::string, int> b_real;
+  static const std::regex real_steps(R"(for \(IDX_T ib = [1-9]\d*; ib < \d+; ib \+= \d+\) \{)");
   for (const Sweep& s : cases)
     for (const auto& impl : KernelSelector::instance().impls())
       for (const char* tuning : {"cpu", "gpu"}) {
@@ -336,6 +339,7 @@ TEST(Sweep, EveryImplementationInBothTunings) {
           if (code.find("CR_PREFETCH(src + ") != std::string::npos) ++prefetching[impl->name()];
           split += code.find("#define CR_GRID_SPLIT 1") != std::string::npos;
           b_tails[tuning] += transpose_a_length(code) > 0 && std::regex_search(code, b_tail);
+          b_real[tuning] += std::regex_search(code, real_steps);
           planned.push_back({&s, std::move(kd), std::string(tuning) + " tuning, cache " + std::to_string(cache)});
           ++per_impl[impl->name()];
         }
@@ -347,7 +351,10 @@ TEST(Sweep, EveryImplementationInBothTunings) {
   EXPECT_GT(long_a, 0) << "no CPU-tuned transpose with A over 256 elements";
   for (const char* impl : {"tiled", "staged", "lanes"}) EXPECT_GT(prefetching[impl], 0) << "no " << impl << " kernel prefetching its source rows";
   EXPECT_GT(split, 0) << "no tiled kernel written for both values of g_ok";
-  for (const char* tuning : {"cpu", "gpu"}) EXPECT_GT(b_tails[tuning], 0) << "no tiled transpose with a scalar tail of B in the " << tuning << " tuning";
+  for (const char* tuning : {"cpu", "gpu"}) {
+    EXPECT_GT(b_tails[tuning], 0) << "no tiled transpose with a scalar tail of B in the " << tuning << " tuning";
+    EXPECT_GT(b_real[tuning], 0) << "no tiled transpose stepping from B's first real column in the " << tuning << " tuning";
+  }
   for (const char* tuning : {"cpu", "gpu"})
     for (const auto& [mark, form] : edge_forms)
       EXPECT_GT(edge_steps[std::string(tuning) + " tuning, " + form], 0) << "no tiled edge steps as " << form << " in the " << tuning << " tuning";
@@ -362,6 +369,8 @@ TEST(Sweep, EveryImplementationInBothTunings) {
   std::printf("sweep: CPU-tuned transposes with A over 256 elements: %d kernels\n", long_a);
   std::printf("sweep: CPU-tuned tiled kernels written for both values of g_ok: %d\n", split);
   for (const auto& [tuning, count] : b_tails) std::printf("sweep: tiled transposes with a scalar tail of B, %s tuning: %d kernels\n", tuning.c_str(), count);
+  for (const auto& [tuning, count] : b_real)
+    std::printf("sweep: tiled transposes stepping from B's first real column, %s tuning: %d kernels\n", tuning.c_str(), count);
   for (const auto& [impl, count] : prefetching) std::printf("sweep: %s prefetching its source rows: %d kernels\n", impl.c_str(), count);
 }
 

@@ -522,42 +522,50 @@ TEST(Generated, ShortSourceRowsWalkTheSourcesNearestDigitInnermost) {
   }
 }
 
-// Where no vector width divides B's run (and rounded_source_row() cannot round it), tiled transposes the
-// columns a width covers and leaves the rest to scalar loops after them, rather than running the whole tile
-// in scalar loops: 3 x 3 weights' rows of 9 (10 with i_yxs_os_yxsv2_osv16's padding), a destination padded
-// around rows of 8. Rows it can round keep whole transposes; 4-bit types and compensation sums keep the
-// scalar loops.
+// Where no vector width divides B's run, tiled transposes the columns a width covers and leaves the rest to
+// scalar loops, rather than running the whole tile in scalar loops: 3 x 3 weights' rows of 9 (10 with
+// i_yxs_os_yxsv2_osv16's padding). Where B is one digit along a destination axis with lower padding, the
+// transposes step from its first real column and the padding columns (with any real ones a width leaves
+// over) go to scalar loops on both sides: no step then reads a column the source lacks, and every step's
+// loads start where the source's rows do. 4-bit types and compensation sums keep the scalar loops.
 TEST(Generated, TransposesLeaveATailOfBToScalarLoops) {
   struct Pair {
     const char *from, *to;
     DataType type;
     Dims shape;
-    bool padded;            // the destination padded by 1 in y and x
-    int64_t main, length;   // B's columns transposed, and all of them (main 0: no scalar tail)
+    int pad;                   // the destination padded by it in y and x
+    int64_t lo, main, length;  // B's columns transposed from `lo`, `main` of them, of `length` (0: none scalar)
     bool transposes;
   };
-  const Pair pairs[] = {{"oiyx", "i_yxs_os_yxsv2_osv16", DataType::f32, {64, 64, 3, 3}, false, 8, 10, true},
-                        {"oiyx", "i_yxs_os_yxsv2_osv16", DataType::i8, {64, 64, 3, 3}, false, 8, 10, true},
-                        {"goiyx", "gi_yxs_os_yxsv2_osv16", DataType::f16, {4, 32, 32, 3, 3}, false, 8, 10, true},
-                        {"oiyx", "o_is_yx_isv16", DataType::f16, {64, 64, 3, 3}, false, 8, 9, true},
-                        {"bfyx", "b_fs_yx_fsv16", DataType::f16, {2, 32, 8, 8}, true, 8, 10, true},
-                        {"bfyx", "b_fs_yx_fsv16", DataType::f16, {8, 64, 56, 56}, true, 0, 0, true},
-                        {"oiyx", "i_yxs_os_yxsv2_osv16", DataType::u4, {64, 64, 3, 3}, false, 0, 0, false}};
-  static const std::regex tail(R"(for \(IDX_T ib = (\d+); ib < (\d+); \+\+ib\) \{)");
+  const Pair pairs[] = {{"oiyx", "i_yxs_os_yxsv2_osv16", DataType::f32, {64, 64, 3, 3}, 0, 0, 8, 10, true},
+                        {"oiyx", "i_yxs_os_yxsv2_osv16", DataType::i8, {64, 64, 3, 3}, 0, 0, 8, 10, true},
+                        {"goiyx", "gi_yxs_os_yxsv2_osv16", DataType::f16, {4, 32, 32, 3, 3}, 0, 0, 8, 10, true},
+                        {"oiyx", "o_is_yx_isv16", DataType::f16, {64, 64, 3, 3}, 0, 0, 8, 9, true},
+                        {"bfyx", "b_fs_yx_fsv16", DataType::f16, {2, 32, 8, 8}, 1, 1, 8, 10, true},
+                        {"bfyx", "b_fs_yx_fsv16", DataType::f16, {8, 64, 56, 56}, 1, 1, 56, 58, true},
+                        {"bfyx", "b_fs_yx_fsv16", DataType::f32, {8, 64, 62, 62}, 1, 1, 60, 64, true},
+                        {"bfyx", "b_fs_yx_fsv16", DataType::i8, {2, 64, 28, 28}, 2, 2, 28, 32, true},
+                        {"bfyx", "b_fs_yx_fsv16", DataType::f16, {8, 64, 56, 56}, 0, 0, 0, 0, true},
+                        {"oiyx", "i_yxs_os_yxsv2_osv16", DataType::u4, {64, 64, 3, 3}, 0, 0, 0, 0, false}};
+  static const std::regex scalar(R"(for \(IDX_T ib = (\d+); ib < (\d+); \+\+ib\) \{)");
   for (const Pair& c : pairs) {
-    const Dims pad = c.padded ? Dims{0, 0, 1, 1} : Dims(c.shape.size(), 0);
-    const Dims no_pad(c.shape.size(), 0);
+    const Dims pad = c.shape.size() == 4 ? Dims{0, 0, c.pad, c.pad} : Dims(c.shape.size(), 0);
     const Layout src(format_from_name(c.from), c.type, c.shape), dst(format_from_name(c.to), c.type, c.shape, pad, pad);
     const std::string label = src.describe() + " -> " + dst.describe();
     const std::string code = plan_reorder(tuned_device("cpu"), src, dst, "tiled").source.code;
     EXPECT_EQ(transpose_a_length(code) > 0, c.transposes) << label << "\n" << code;
-    std::smatch m;
-    const bool has_tail = std::regex_search(code, m, tail) && std::stoll(m[1]) > 0;
-    EXPECT_EQ(has_tail, c.main > 0) << label << "\n" << code;
-    if (has_tail && c.main > 0) {
-      EXPECT_EQ(std::stoll(m[1]), c.main) << label << "\n" << code;
-      EXPECT_EQ(std::stoll(m[2]), c.length) << label << "\n" << code;
-      EXPECT_NE(code.find("for (IDX_T ib = 0; ib < " + std::to_string(c.main) + "; ib += "), std::string::npos) << label << "\n" << code;
+    if (!c.transposes) continue;
+    // The scalar ranges cover what the transposes leave: [0, lo) and [lo + main, length).
+    int64_t covered = 0;
+    for (auto m = std::sregex_iterator(code.begin(), code.end(), scalar); m != std::sregex_iterator(); ++m) {
+      const int64_t from = std::stoll((*m)[1]), to = std::stoll((*m)[2]);
+      EXPECT_TRUE((from == 0 && to == c.lo) || (from == c.lo + c.main && to == c.length)) << label << ": ib in [" << from << ", " << to << ")\n" << code;
+      covered += to - from;
+    }
+    EXPECT_EQ(covered, c.length - c.main) << label << "\n" << code;
+    if (c.length > 0) {
+      EXPECT_NE(code.find("for (IDX_T ib = " + std::to_string(c.lo) + "; ib < " + std::to_string(c.lo + c.main) + "; ib += "), std::string::npos)
+          << label << "\n" << code;
     }
   }
 }
