@@ -276,8 +276,9 @@ std::vector<std::string> scalar_loops(const ReorderParams& p, const Permutation&
   // Rows of A 2 KiB or more apart in the source (prefetches_rows(): i_yxs_os_yxsv2_osv16's 16 output channels,
   // 9 floats each per work-item) get one hint each, at the tile's first column, for the line 128 bytes on along
   // the row, where the next work-items read (plan_on() puts the digit nearest in the source innermost):
-  // oiyx -> i_yxs_os_yxsv2_osv16 f32 256x256x3x3 0.84x the time (perf/clreorder_ab, caches evicted).
-  if (b_src_dense && b_begin == 0 && !a.digits.empty() && prefetches_rows(p, a.digits.front().src_stride)) {
+  // oiyx -> i_yxs_os_yxsv2_osv16 f32 256x256x3x3 0.84x the time (perf/clreorder_ab, caches evicted). Only where
+  // these loops are the whole tile: beside transposes (a tail or padding columns of B) the transposes hint.
+  if (b_src_dense && b_begin == 0 && b_end < 0 && !a.digits.empty() && prefetches_rows(p, a.digits.front().src_stride)) {
     std::vector<std::string> when = {"ib == 0"};
     when.insert(when.end(), ok.begin(), ok.end());
     body.push_back("    " + prefetch_stmt(p, "s_off + " + a.src_offset("ia"), when));
@@ -871,9 +872,10 @@ TiledPlan plan_on(const ReorderParams& p, Permutation perm) {
     tp.vec = 1;
   else if (!tp.a_src_dense && !b.digits.empty() && whole_bytes(a) &&
            (tp.vec = vector_width(a, b, tp.perm, static_cast<int64_t>(unit_bytes(p.dst.data_type())),
-                                  nib_dst || nib_src || p.conversion.compensation.present() ? nullptr : &tp.b_main, &tp.b_lo)) > 1)
+                                  nib_dst || nib_src || p.conversion.compensation.present() ? nullptr : &tp.b_main, &tp.b_lo)) > 1) {
     tp.form = TiledPlan::Form::transpose;
-  else if (tp.a_src_dense && !((nib_dst || nib_src) && tail) && whole_bytes(b) &&
+    if (tp.b_main == 0) tp.b_main = b.length();  // V divides |B|: the transposes take all of it
+  } else if (tp.a_src_dense && !((nib_dst || nib_src) && tail) && whole_bytes(b) &&
            (tp.vec = row_width(a, tp.perm, p.conversion.padding)) > 1)
     tp.form = TiledPlan::Form::rows;
   else
@@ -888,7 +890,6 @@ TiledPlan plan_on(const ReorderParams& p, Permutation perm) {
   // chosen); where A is dense in both (oiyx -> ioyx: 36-byte rows on both sides) it took 1.28-1.32x: not there.
   // Transposes with a scalar tail of B (vector_width()) read such rows too: i_yxs_os_yxsv2_osv16 f32 with the
   // output-channel block innermost took 1.05-1.09x the time at 128 and 256 channels, 0.96x at 32 (8 groups).
-  if (tp.form == TiledPlan::Form::transpose && tp.b_main == 0) tp.b_main = b.length();
   if ((tp.vec == 1 || tp.b_main < b.length()) && !tp.a_src_dense && tuning_of(p.device) == Tuning::cpu && !grid.empty() &&
       a.length() * static_cast<int64_t>(unit_bytes(p.dst.data_type())) >= 64 &&
       b.length() * static_cast<int64_t>(unit_bytes(p.src.data_type())) < 64) {
@@ -1019,13 +1020,10 @@ class TiledReorder : public ReorderImpl {
     // Packed u4 and i4 bytes go as uints where every store starts at a multiple of 8 nibbles.
     const StoreAlign nibble_align{strides_multiple_of(perm, outside, 8, &PermDigit::dst_stride), false, unaligned_vectors(p.device)};
     if (tp.form == TiledPlan::Form::transpose) {
-      // Steps from column b_lo: their offsets move by b_lo columns, which may break the alignments proved above.
-      const int64_t shift = tp.b_lo * b.digits.front().dst_stride;
-      StoreAlign aligned = align(line);
-      aligned.packable = aligned.packable && shift % pack_of(p.dst.data_type()) == 0;
-      aligned.streams = aligned.streams && shift % line == 0;
+      // Stores keep their alignment from any first column (B's strides are in `outside`); loads, whose offsets
+      // count ib in elements from a multiple of V, keep their packing only from a column that is a multiple of it.
       const bool packable = strides_multiple_of(perm, with(a), src_pack, &PermDigit::src_stride) && tp.b_lo % src_pack == 0;
-      body = transpose_loops(p, perm, a, b, vec, packable, aligned, nibble_align, tp.sums, tp.b_lo, tp.b_lo + tp.b_main);
+      body = transpose_loops(p, perm, a, b, vec, packable, align(line), nibble_align, tp.sums, tp.b_lo, tp.b_lo + tp.b_main);
       for (const auto& [from, to] : {std::make_pair(int64_t{0}, tp.b_lo), std::make_pair(tp.b_lo + tp.b_main, b.length())}) {
         if (from >= to) continue;
         const std::vector<std::string> rest = scalar_loops(p, perm, a, b, !tp.a_src_dense, tp.sums, from, to);
