@@ -120,26 +120,35 @@ CR_ROUNDPS_WIDTHS(cr_f32_trunc, 11)
 // reads; toward zero, an int conversion truncates it. PoCL's convert_char8_sat_rte made an f32 -> i8 reorder
 // take 3.4x this form's time (perf/clreorder_ab, bfyx -> b_fs_yx_fsv4 8x64x112x112: 2.13 against 0.63 ms, a
 // plain convert 0.54).
-// Where the value cannot be NaN, fmin/fmax clamp it and no select makes NaN 0: an i32 -> i8 requantization
-// (bfyx -> b_fs_yx_fsv4 8x64x56x56, two scales and a zero point) took 1.82x the plain conversion's time with
-// warm caches against 2.53x with the NaN test (perf/clreorder_ab --warm; 1.18x against 1.31x cold).
+// Where the value cannot be NaN no select makes NaN 0: an i32 -> i8 requantization (bfyx -> b_fs_yx_fsv4
+// 8x64x56x56, two scales and a zero point) took 1.82x the plain conversion's time with warm caches against
+// 2.53x with the NaN test (perf/clreorder_ab --warm; 1.18x against 1.31x cold).
+// The clamp is two selects each on the value the other left (x86: one minps, one maxps, NaN passing through
+// both), and NaN becomes 0 as a float, before the integer steps: a clamp testing f twice cost a compare and
+// a blend for the lower bound, fmin/fmax (NaN-ignoring) three instructions each, and a NaN mask applied after
+// the narrowing was narrowed itself (an extract and two packs per 8 lanes). 1513 instructions against 1819 in
+// bfyx -> b_fs_yx_fsv16 f32 -> i8's kernel; the former form took 1.07-1.19x this one's time with warm caches
+// on f32 -> i8, u8 and u16 and f16 -> u8 transposes (b_fs_yx_fsv16, b_fs_yx_fsv4, byxf, os_is_yx_osv16_isv4),
+// 1.33x with a fused scale and zero point, 1.01x on the requantization (perf/clreorder_ab --warm, PoCL on
+// AMD Zen 5), 0.95-1.07x cold (memory-bound there).
 #define CR_F32_TO_SMALL_INT(T, N, SUF, LO, HI)                                                             \
+  static inline float##N cr_clamp_##T##SUF(float##N f) {                                                   \
+    const float##N c = select(f, (float##N)(HI), f > (HI));                                                \
+    return select(c, (float##N)(LO), c < (LO));                                                            \
+  }                                                                                                        \
   static inline T##N cr_float_to_##T##SUF(float##N f) {                                                    \
-    const float##N c = select(select(f, (float##N)(HI), f > (HI)), (float##N)(LO), f < (LO));              \
-    const int##N r = as_int##N(c + 12582912.0f) - 0x4b400000;                                              \
-    return select(convert_##T##N(r), (T##N)0, convert_##T##N(f != f));                                     \
+    const float##N c = select((float##N)0.0f, cr_clamp_##T##SUF(f), f == f);                               \
+    return convert_##T##N(as_int##N(c + 12582912.0f) - 0x4b400000);                                        \
   }                                                                                                        \
   static inline T##N cr_float_to_##T##_rtz##SUF(float##N f) {                                              \
-    const float##N c = select(select(f, (float##N)(HI), f > (HI)), (float##N)(LO), f < (LO));              \
-    return select(convert_##T##N(convert_int##N(c)), (T##N)0, convert_##T##N(f != f));                     \
+    return convert_##T##N(convert_int##N(select((float##N)0.0f, cr_clamp_##T##SUF(f), f == f)));           \
   }                                                                                                        \
-  /* _finite: f is never NaN (the generator proved it, may_give_nan()): fmin/fmax clamp, no NaN test. */   \
+  /* _finite: f is never NaN (the generator proved it, may_give_nan()): no NaN test. */                    \
   static inline T##N cr_float_to_##T##_finite##SUF(float##N f) {                                           \
-    const float##N c = fmin(fmax(f, (float##N)(LO)), (float##N)(HI));                                      \
-    return convert_##T##N(as_int##N(c + 12582912.0f) - 0x4b400000);                                       \
+    return convert_##T##N(as_int##N(cr_clamp_##T##SUF(f) + 12582912.0f) - 0x4b400000);                    \
   }                                                                                                        \
-  static inline T##N cr_float_to_##T##_rtz_finite##SUF(float##N f) {                                       \
-    return convert_##T##N(convert_int##N(fmin(fmax(f, (float##N)(LO)), (float##N)(HI))));                 \
+  static inline T##N cr_float_to_##T##_rtz_finite##SUF(float##N f) {                                      \
+    return convert_##T##N(convert_int##N(cr_clamp_##T##SUF(f)));                                          \
   }
 // f32 to a 32- or 64-bit integer type, saturating: rounded (cr_f32_rint or cr_f32_trunc), NaN becomes 0 and
 // the rest is clamped to LO..HI (HI: the largest float below the type's limit) before the conversion, which
