@@ -147,7 +147,7 @@ CR_ROUNDPS_WIDTHS(cr_f32_trunc, 11)
   static inline T##N cr_float_to_##T##_finite##SUF(float##N f) {                                           \
     return convert_##T##N(as_int##N(cr_clamp_##T##SUF(f) + 12582912.0f) - 0x4b400000);                    \
   }                                                                                                        \
-  static inline T##N cr_float_to_##T##_rtz_finite##SUF(float##N f) {                                      \
+  static inline T##N cr_float_to_##T##_rtz_finite##SUF(float##N f) {                                       \
     return convert_##T##N(convert_int##N(cr_clamp_##T##SUF(f)));                                          \
   }
 // f32 to a 32- or 64-bit integer type, saturating: rounded (cr_f32_rint or cr_f32_trunc), NaN becomes 0 and
