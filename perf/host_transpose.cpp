@@ -22,12 +22,15 @@
 
 namespace {
 
+// Only these functions use AVX2 (the rest of the program runs anywhere, so it can say when the CPU lacks it).
+#define CR_AVX2 __attribute__((target("avx2")))
+
 struct Shape {
   int64_t b = 8, c = 256, p = 3136;
 };
 
 // 8 x 8 floats in r[0..7] (rows) to its transpose (r[k] = column k).
-inline void transpose8(__m256 r[8]) {
+CR_AVX2 inline void transpose8(__m256 r[8]) {
   const __m256 t0 = _mm256_unpacklo_ps(r[0], r[1]), t1 = _mm256_unpackhi_ps(r[0], r[1]);
   const __m256 t2 = _mm256_unpacklo_ps(r[2], r[3]), t3 = _mm256_unpackhi_ps(r[2], r[3]);
   const __m256 t4 = _mm256_unpacklo_ps(r[4], r[5]), t5 = _mm256_unpackhi_ps(r[4], r[5]);
@@ -49,7 +52,7 @@ inline void transpose8(__m256 r[8]) {
 // Blocks [first, last) of 8 positions (all batches' blocks in one numbering): for each block, every 16
 // channels as two 8 x 8 transposes, each destination row's 16 floats (one 64-byte line) stored at once.
 template <bool Stream, bool Prefetch>
-void transpose_blocks(const Shape& s, const float* src, float* dst, int64_t first, int64_t last) {
+CR_AVX2 void transpose_blocks(const Shape& s, const float* src, float* dst, int64_t first, int64_t last) {
   const int64_t per_batch = s.p / 8;
   for (int64_t blk = first; blk < last; ++blk) {
     const int64_t b = blk / per_batch, p = (blk % per_batch) * 8;
@@ -80,7 +83,7 @@ void transpose_blocks(const Shape& s, const float* src, float* dst, int64_t firs
   if (Stream) _mm_sfence();
 }
 
-void copy_range(const float* src, float* dst, int64_t first, int64_t last) {
+CR_AVX2 void copy_range(const float* src, float* dst, int64_t first, int64_t last) {
   for (int64_t i = first; i < last; i += 16) {
     _mm256_stream_ps(dst + i, _mm256_load_ps(src + i));
     _mm256_stream_ps(dst + i + 8, _mm256_load_ps(src + i + 8));
@@ -126,6 +129,10 @@ int main(int argc, char** argv) {
   app.add_option("--rounds", rounds, "interleaved rounds (medians)")->check(CLI::Range(3, 1000));
   app.add_option("--threads", threads, "threads (default: the host's)")->check(CLI::Range(1, 1024));
   CLI11_PARSE(app, argc, argv);
+  if (!__builtin_cpu_supports("avx2")) {
+    std::fprintf(stderr, "clreorder_host_transpose: this CPU has no AVX2, which the hand-written forms use\n");
+    return 2;
+  }
   const Shape s{dims[0], dims[1], dims[2]};
   if (s.b < 1 || s.c < 16 || s.c % 16 != 0 || s.p < 8 || s.p % 8 != 0 || s.b > (int64_t{1} << 20) || s.c > (int64_t{1} << 20) ||
       s.p > (int64_t{1} << 24) || s.b * s.c * s.p > (int64_t{1} << 31)) {
