@@ -135,14 +135,22 @@ int main(int argc, char** argv) {
     return 2;
   }
   const Shape s{dims[0], dims[1], dims[2]};
+  // Each bound before the product that uses it: b * c is at most 2^40, so the last test cannot overflow.
   if (s.b < 1 || s.c < 16 || s.c % 16 != 0 || s.p < 8 || s.p % 8 != 0 || s.b > (int64_t{1} << 20) || s.c > (int64_t{1} << 20) ||
-      s.p > (int64_t{1} << 24) || s.b * s.c * s.p > (int64_t{1} << 31)) {
+      s.b * s.c > (int64_t{1} << 31) / s.p) {
     std::fprintf(stderr, "clreorder_host_transpose: shape %lld,%lld,%lld: channels must be a multiple of 16, positions of 8, "
                          "at most 2^31 elements\n", static_cast<long long>(s.b), static_cast<long long>(s.c), static_cast<long long>(s.p));
     return 2;
   }
   const int64_t n = s.b * s.c * s.p, blocks = n / s.c / 8;
-  Buffer src = aligned_floats(n), dst = aligned_floats(n);
+  Buffer src, dst;
+  try {
+    src = aligned_floats(n);
+    dst = aligned_floats(n);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "clreorder_host_transpose: %s\n", e.what());
+    return 2;
+  }
   for (int64_t i = 0; i < n; ++i) src.get()[i] = static_cast<float>(i % 16777216);
   std::vector<char> evict(256u << 20);  // past any L3 this runs on
 
