@@ -20,17 +20,16 @@
 #include "clreorder/reorder.hpp"
 #include "clreorder/runtime.hpp"
 
+#include "median.hpp"
+
 using namespace clreorder;
 
 namespace {
 
+using clreorder_perf::median;
+
 double now_us() {
   return std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
 }
 
 }  // namespace

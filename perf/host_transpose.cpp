@@ -21,7 +21,11 @@
 #include <thread>
 #include <vector>
 
+#include "median.hpp"
+
 namespace {
+
+using clreorder_perf::median;
 
 // Only these functions use AVX2 (the rest of the program runs anywhere, so it can say when the CPU lacks it).
 #define CR_AVX2 __attribute__((target("avx2")))
@@ -112,11 +116,6 @@ double timed(int threads, const std::function<void(int, int)>& part) {
   part(0, threads);
   for (std::thread& th : others) th.join();
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-}
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
 }
 
 }  // namespace

@@ -25,6 +25,7 @@
 #include "clreorder/format.hpp"
 #include "clreorder/kernel_selector.hpp"
 #include "clreorder/reorder.hpp"
+#include "median.hpp"
 #include "onednn.hpp"
 
 using namespace clreorder;
@@ -469,8 +470,7 @@ int run_fused(const Engine& engine, int runs, int repeat, const std::string& imp
     // Each repeat's fused / plain shares that repeat's copies and moments: their median, not the medians' ratio.
     std::vector<double> rels;
     for (int k = 0; k < repeat; ++k) rels.push_back(fused[static_cast<size_t>(k)].ratio / plain[static_cast<size_t>(k)].ratio);
-    std::sort(rels.begin(), rels.end());
-    const double rel = rels[rels.size() / 2];
+    const double rel = clreorder_perf::median(rels);
     const std::string types = std::string(c.dtype) + "->" + c.to_dtype;
     char row[768];
     std::snprintf(row, sizeof row, "| %s | %s | `%s` | %s / %s | %.3f | %.3f | %.3f |\n", label.c_str(), types.c_str(), fc.what,
