@@ -1,5 +1,5 @@
-// The `agnostic` implementation: one kernel per type pair (kernels_cl/reorder_agnostic.cl) that reads both
-// index plans from a table passed at run time, so a shape it has not seen needs no compile. It accepts
+// The `agnostic` implementation: one kernel per type pair and walk (kernels_cl/reorder_agnostic.cl) that reads
+// both index plans from a table passed at run time, so a shape it has not seen needs no compile. It accepts
 // every pair the generic kernel accepts (but u4 and i4 destinations whose rows do not fill whole bytes); the
 // selector lists it after `generic`, so it runs only when asked for (forced, or by a caller that must not
 // wait for a compile).
@@ -92,7 +92,6 @@ class AgnosticReorder : public ReorderImpl {
     // The plan walk also for a u4 or i4 destination: its rows, whole bytes each, go to one work-item.
     const bool coordinates = p.conversion.per_index() || p.conversion.compensation.present();
     const bool plan_walk = coordinates || is_nibble(p.dst.data_type());
-    jit.def("CR_AG_PERMUTATION", plan_walk ? "0" : "1");
     if (!plan_walk) kd.plan_args = permutation_table(p);
     if (kd.plan_args.empty()) {
       const IndexPlan& dp = p.dst.plan();
@@ -103,6 +102,9 @@ class AgnosticReorder : public ReorderImpl {
       put_plan(kd.plan_args, dp);
       put_plan(kd.plan_args, p.src.plan());
     }
+    // The kernel holds its table's walk alone: one kernel per type pair and mode, each a third of the
+    // compile of all three.
+    jit.def("CR_AG_MODE", num(kd.plan_args[1]));
     finish_kernel(kd, jit, "reorder_agnostic.cl", static_cast<size_t>(kd.plan_args[0]), kAgnosticLocal, p.device);
     return kd;
   }

@@ -17,9 +17,10 @@
 // Generated: KERNEL_NAME, SRC_T, DST_T, IDX_T (long), SRC_AT(o), CONVERT(v), CR_ZERO_PADDING (0: padding is
 // not written), CR_DIVIDES, CR_VALUE_TABLES (per-index parameters, read at dc[axis]), CR_COMP_BEGIN,
 // CR_COMP_ADD(v), CR_COMP_END (compensation sums, at dc[axis]), CR_STORE_BEGIN, CR_STORE(o, v), CR_STORE_END
-// (modes 0 and 1: a u4 or i4 destination's rows fill whole bytes), CR_AG_PERMUTATION (0: per-index
-// parameters, compensation sums or a u4 or i4 destination, for modes 0 and 1 only);
-// nothing about the layouts.
+// (modes 0 and 1: a u4 or i4 destination's rows fill whole bytes), CR_AG_MODE (the table's mode: the kernel
+// holds that walk alone, since PoCL took 1.4-1.8 s to compile all three in one kernel and 0.6-0.8 s for the
+// permutation walk alone; per-index parameters, compensation sums and u4 or i4 destinations take mode 0 or
+// 1); nothing about the layouts.
 // The helpers once per program, however many type pairs it holds.
 #ifndef CR_AG_HELPERS
 #define CR_AG_HELPERS
@@ -123,8 +124,8 @@ CR_VALUE_TABLES
 // of the pdims holding its axes are recomputed.
 __kernel void KERNEL_NAME(CR_REORDER_ARGS, __global const long* restrict plans) {
   CR_REORDER_BEGIN(w, plans[0])
-#if CR_AG_PERMUTATION  // else CONVERT or CR_COMP_ADD reads dc, which only the plan walk below has
-  if (plans[1] == 2) {
+#if CR_AG_MODE == 2  // CONVERT and CR_COMP_ADD read no dc here: the host leaves coordinates to modes 0 and 1
+  {
     const long n = plans[4], m = plans[7], inner_total = plans[8];
     __global const long* dg = plans + 9;
     __global const long* ax = dg + CR_AG_PERM_DIGIT * n;
@@ -181,9 +182,8 @@ __kernel void KERNEL_NAME(CR_REORDER_ARGS, __global const long* restrict plans) 
         s_off -= d[0] * d[2];
       }
     }
-    return;
   }
-#endif
+#else
   __global const long* dplan = plans + 3;
   __global const long* splan = dplan + cr_ag_plan_length(dplan);
   __global const long* dims = dplan + 2;
@@ -203,7 +203,7 @@ __kernel void KERNEL_NAME(CR_REORDER_ARGS, __global const long* restrict plans) 
     off += q * d[3];
   }
   // Every destination pdim but the innermost digit's, once.
-  long dc[CR_AG_AXES], sc[CR_AG_AXES];
+  long dc[CR_AG_AXES];
   for (long i = 0; i < CR_AG_AXES; ++i) dc[i] = 0;
   bool valid_rest = true;
   __global const long* pd = dg + CR_AG_DIGIT * nd;
@@ -224,9 +224,11 @@ __kernel void KERNEL_NAME(CR_REORDER_ARGS, __global const long* restrict plans) 
   const long v0 = values[d0[0]];
   CR_COMP_BEGIN
   CR_STORE_BEGIN
-  if (plans[1]) {
+#if CR_AG_MODE == 1
+  {
     // A reshape: the destination coordinate's canonical row-major index, split over the source's dims.
     const long drank = dplan[1], srank = splan[1];
+    long sc[CR_AG_AXES];
     for (long q = q0; q < q1; ++q) {
       const bool in0 = cr_ag_split(pd0, dims, v0 + q * d0[1], dc);
       if (!in0 && !owned0) continue;
@@ -244,10 +246,8 @@ __kernel void KERNEL_NAME(CR_REORDER_ARGS, __global const long* restrict plans) 
       }
       CR_STORE(off + q * d0[3], out)
     }
-    CR_STORE_END
-    CR_COMP_END
-    return;
   }
+#else
   // Source pdims holding an axis of the innermost digit's pdim change along the row; the others are summed once.
   __global const long* sp = splan + 3 + splan[1] + CR_AG_DIGIT * splan[2 + splan[1]];
   const long snp = sp[0];
@@ -278,6 +278,8 @@ __kernel void KERNEL_NAME(CR_REORDER_ARGS, __global const long* restrict plans) 
     }
     CR_STORE(off + q * d0[3], out)
   }
+#endif
   CR_STORE_END
   CR_COMP_END
+#endif
 }

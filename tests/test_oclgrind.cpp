@@ -418,16 +418,20 @@ TEST(Sweep, ShapeAgnosticKernelOnEveryFamily) {
                   modes(Rounding::nearest_even, Overflow::saturate, Padding::keep)), 0, 1},
   };
   std::vector<Planned> planned;
-  int walks = 0, permutations = 0;  // the kernel's two modes (reorder_agnostic.cl): both must run here
+  // The kernel's three modes (reorder_agnostic.cl; each compiled alone, CR_AG_MODE): all must run here.
+  int per_mode[3] = {0, 0, 0};
   for (const char* tuning : {"gpu", "cpu"}) {
     const DeviceInfo dev = tuned(*e, tuning, 0);
     for (const Sweep& s : cases) {
       planned.push_back({&s, plan_reorder(dev, s.c.src, s.c.dst, "agnostic", s.c.conversion), tuning});
-      ++(planned.back().kd.plan_args.at(1) == 2 ? permutations : walks);
+      const int64_t mode = planned.back().kd.plan_args.at(1);
+      ASSERT_TRUE(mode >= 0 && mode <= 2) << s.c.label;
+      EXPECT_NE(planned.back().kd.source.code.find("#define CR_AG_MODE " + std::to_string(mode) + "\n"), std::string::npos)
+          << s.c.label;
+      ++per_mode[mode];
     }
   }
-  EXPECT_GT(walks, 0);
-  EXPECT_GT(permutations, 0);
+  for (int mode = 0; mode < 3; ++mode) EXPECT_GT(per_mode[mode], 0) << "mode " << mode;
   const int failures = run_all(*e, planned);
   EXPECT_EQ(failures, 0) << "of " << planned.size() << " runs";
   std::printf("sweep: %zu runs of the shape-agnostic kernel, %d failed\n", planned.size(), failures);

@@ -87,9 +87,9 @@ class KernelSelector {
   static const KernelSelector& instance();
   /// The implementations in list order (the order ties of rank break in).
   const std::vector<std::unique_ptr<ReorderImpl>>& impls() const { return impls_; }
-  /// The shape-agnostic implementation ("agnostic": both plans passed at run time, one kernel per type pair),
-  /// kept out of the ordered list: it is never the fastest, and runs when named (force) or when a caller must
-  /// not wait for a compile.
+  /// The shape-agnostic implementation ("agnostic": both plans passed at run time, one kernel per type pair
+  /// and walk), kept out of the ordered list: it is never the fastest, and runs when named (force) or when a
+  /// caller must not wait for a compile.
   const ReorderImpl& agnostic() const { return *agnostic_; }
   /// The kernel of the accepting implementation of lowest rank; `force` (or, when empty, the environment
   /// variable CLREORDER_FORCE_IMPL) picks one by name and throws if it is unknown or declines, with its reason.

@@ -68,7 +68,8 @@ DeviceInfo choose_device(const std::string& spec = "");
 /// persistent cache (a stored one is loaded at once: a load, not a compile).
 enum class CompilePolicy {
   wait,        ///< compile it, then run it
-  background,  ///< the default: run the shape-agnostic kernel now (one per type pair, compiled once and stored);
+  background,  ///< the default: run the shape-agnostic kernel now (one per type pair and walk, compiled once and
+               ///< stored);
                ///< compile the specialised one on a background thread and use it from the call after it is ready
   agnostic,    ///< never compile per shape: the shape-agnostic kernel
 };
