@@ -69,8 +69,8 @@ DeviceInfo choose_device(const std::string& spec = "");
 enum class CompilePolicy {
   wait,        ///< compile it, then run it
   background,  ///< the default: run the shape-agnostic kernel now (one per type pair and walk, compiled once and
-               ///< stored);
-               ///< compile the specialised one on a background thread and use it from the call after it is ready
+               ///< stored); compile the specialised one on a background thread and use it from the call after it
+               ///< is ready
   agnostic,    ///< never compile per shape: the shape-agnostic kernel
 };
 
