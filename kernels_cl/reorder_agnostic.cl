@@ -18,7 +18,7 @@
 // not written), CR_DIVIDES, CR_VALUE_TABLES (per-index parameters, read at dc[axis]), CR_COMP_BEGIN,
 // CR_COMP_ADD(v), CR_COMP_END (compensation sums, at dc[axis]), CR_STORE_BEGIN, CR_STORE(o, v), CR_STORE_END
 // (modes 0 and 1: a u4 or i4 destination's rows fill whole bytes), CR_AG_MODE (the table's mode: the kernel
-// holds that walk alone, since PoCL took 1.4-1.8 s to compile all three in one kernel and 0.6-0.8 s for the
+// holds that walk alone, since PoCL took 1.4-1.9 s to compile all three in one kernel and 0.6-0.8 s for the
 // permutation walk alone; per-index parameters, compensation sums and u4 or i4 destinations take mode 0 or
 // 1); nothing about the layouts.
 // The helpers once per program, however many type pairs it holds.

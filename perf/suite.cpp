@@ -579,9 +579,8 @@ int run_impls(const Engine& engine, int runs, int repeat, const std::string& out
     }
     std::map<std::string, double> med;
     std::string fastest;
-    for (auto& [name, r] : ratios) {
-      std::sort(r.begin(), r.end());
-      med[name] = r[r.size() / 2];
+    for (const auto& [name, r] : ratios) {
+      med[name] = clreorder_perf::median(r);
       if (fastest.empty() || med[name] > med[fastest]) fastest = name;
     }
     const double rel = med[chosen] / med[fastest];
