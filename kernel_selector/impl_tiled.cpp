@@ -384,32 +384,20 @@ std::vector<std::string> transpose_loops(const ReorderParams& p, const Permutati
     throw Error("internal: tiled's read checks cover some columns of a step only");
   if (!readable.empty()) body.push_back("  const bool rd = " + join_and(readable) + ";");
   // A step with unreadable columns (at padding or a tail: the first and last steps of a row) loads its readable
-  // columns in quarter vectors where a quarter is readable whole, element by element only in a quarter that is
-  // not: bfyx -> b_fs_yx_fsv16 f16 with y and x padded by 1 spent half its steps in 16 scalar loads a row.
-  // Written out for each of V rows that is V * (V + 4) conditional loads, a branch each, and PoCL took 4-4.5 s
-  // to compile such a kernel against 0.1-0.3 s without them (weights with input-channel tails). Where B's
-  // innermost digit is not the checked axis (weights: i outside yx), an edge step's readable columns are not
-  // one run cut at its end and its quarters are rarely whole: there one loop of the same loads into a private
-  // tile took a cold first reorder 1.4-1.9 s instead of 2.7-4.5 s, and ran 0.73-1.11x as long (0.89 in
-  // geometric mean over 12 cases of os_is_yx_isv16_osv16 and is_os_yx_isv16_osv16 from oiyx, 3 x 3, 7 x 7 and
-  // 5-D, grouped, 8- to 64-bit, f32 -> f16). Where it is (x padded by 1, 1 x 1 weights' i) the loop took
-  // 1.16-1.39x as long: quarters stay there.
-  bool checked_inside = false;
-  if (!b.digits.empty() && b.digits.front().axis >= 0) {
-    const PermAxis& m = perm.axes[static_cast<size_t>(b.digits.front().axis)];
-    checked_inside = m.read_lo > 0 || m.read_hi < m.span;
-  }
-  const bool rolled = !readable.empty() && !checked_inside;
+  // columns in one loop into a private V x V tile, zeros elsewhere, and its rows from that tile; the test of rd
+  // is made once per step, around all V rows' loads (`if (rd) { .. } else { .. }`). Written per row instead
+  // (a whole vector if readable, else quarter vectors, else element by element: V * (V + 4) conditional loads
+  // a step) PoCL took 4-10 s to compile such a kernel (1 x 1 weights with input-channel tails), and a branch
+  // per row around the tile's loads still 2.7-4.5 s; so it is 1.3-1.5 s (`oiyx -> os_is_yx_isv16_osv16` f32
+  // 33x17x1x1: clBuildProgram 0.9 -> 0.4 s, work-group function and code 5.0 -> 1.3 s), and the edge steps'
+  // loop ran 0.85-1.05x the time of the quarter loads it replaced (x padded by 1 into b_fs_yx_fsv16 f32, f16,
+  // u8 -> f16, i8 into b_fs_yx_fsv32; 1 x 1 weights f32 and f16) and 0.97-1.02x the per-row branch's (3 x 3 and
+  // 7 x 7 weights, grouped, i8 to f32). NOTES, "A tiled kernel's edge steps in one branch".
+  const bool rolled = !readable.empty();
   if (rolled) {
     std::string mask;
     for (int j = 0; j < vec; ++j) mask += std::string(j ? " | " : "") + "(rd" + num(j) + " ? " + num(int64_t{1} << j) + "u : 0u)";
     body.push_back("  const uint rdm = " + mask + ";");
-  }
-  const int quarter = !readable.empty() && !rolled && vec >= 8 && !is_nibble(p.src.data_type()) ? vec / 4 : 0;
-  for (int q = 0; quarter && q < 4; ++q) {
-    std::vector<std::string> all;
-    for (int j = q * quarter; j < (q + 1) * quarter; ++j) all.push_back("rd" + num(j));
-    body.push_back("  const bool rq" + num(q) + " = " + join_and(all) + ";");
   }
   const bool keep = p.conversion.padding == Padding::keep;
   const std::string wide = partial_sum_type(p.dst.data_type(), vec);
@@ -442,10 +430,12 @@ std::vector<std::string> transpose_loops(const ReorderParams& p, const Permutati
         if (a.has_axis(ax)) axis_checks(perm.axes[static_cast<size_t>(ax)], tile_coord(ax, a, Run{}, row, "0"), &ok, nullptr);
       return ok;
     };
-    // The rolled loads: row ii's readable columns (rdm) where the row is valid, else zero, into a V x V tile.
+    // The rolled loads: row ii's readable columns (rdm) where the row is valid, else zero, into a V x V tile;
+    // `whole` and `edge` assign the rows for steps with every column readable and for the others.
+    std::vector<std::string> whole, edge;
     if (rolled) {
-      out.pre.push_back(st + " fb" + tag + "[" + num(vec * vec) + "];");
-      out.pre.push_back("if (!rd) for (int ii = 0; ii < " + V + "; ++ii) { const bool rok = " + join_and(row_checks(ia + " + ii")) +
+      edge.push_back("  " + st + " fb" + tag + "[" + num(vec * vec) + "];");
+      edge.push_back("  for (int ii = 0; ii < " + V + "; ++ii) { const bool rok = " + join_and(row_checks(ia + " + ii")) +
                         "; for (int jj = 0; jj < " + V + "; ++jj) fb" + tag + "[ii * " + V + " + jj] = (rok && ((rdm >> jj) & 1u)) ? SRC_AT(s_off + ib + " +
                         a.src_offset(ia + " + ii") + " + jj) : (" + st + ")0; }");
     }
@@ -463,35 +453,33 @@ std::vector<std::string> transpose_loops(const ReorderParams& p, const Permutati
       // is too, the sum being even): the rows' loads stay constants apart, which the halved sum hid from LLVM
       // (a shift and a sign extension per row; i4 -> f16 b_fs_yx_fsv16 -> bfyx took 0.85x the time so).
       const std::string half = a.src_bytes(row);
-      std::string load = src_vector(p.src.data_type(), vec, off, src_packable, unaligned_vectors(p.device), half.empty() ? "" : "((s_off + ib) >> 1) + " + half);
-      if (rolled) {
-        load = "(rd ? " + load + " : vload" + V + "(" + num(i) + ", fb" + tag + "))";
-      } else if (!readable.empty()) {
-        auto each = [&](int from, int to) {
-          std::string out;
-          for (int j = from; j < to; ++j)
-            out += std::string(j > from ? ", " : "") + "rd" + num(j) + " ? SRC_AT(" + off + " + " + num(j) + ") : (" + st + ")0";
-          return out;
-        };
-        std::string parts;
-        for (int q = 0; quarter && q < 4; ++q) {
-          const int j = q * quarter;
-          // As a swizzle of all its lanes: a vector literal of sub-vectors crashes Oclgrind's uninitialized-value
-          // check at -O0, which CR_ELEMENTWISE_SWIZZLES avoids lane by lane.
-          const std::string quarter_load = "(rq" + num(q) + " ? " + vload_expr(p.src.data_type(), quarter, "src + " + off + " + " + num(j), false, unaligned_vectors(p.device)) +
-                                           " : (" + st + num(quarter) + ")(" + each(j, j + quarter) + "))";
-          parts += std::string(q ? ", " : "") + swizzle_run(quarter_load, 0, quarter);
-        }
-        load = "(rd ? " + load + " : (" + st + V + ")(" + (quarter ? parts : each(0, vec)) + "))";
-      }
+      const std::string load = src_vector(p.src.data_type(), vec, off, src_packable, unaligned_vectors(p.device), half.empty() ? "" : "((s_off + ib) >> 1) + " + half);
       if (prefetch) {  // under the row's own conditions: no hint for a row of padding
         std::vector<std::string> when = ok;
         if (!line_start.empty()) when.insert(when.begin(), "pf");
         out.pre.push_back(prefetch_stmt(p, off, when));
       }
       rows.push_back("r" + tag + num(i));
-      const std::string value = convert_at(p, perm, load, vec, a, b, [&](int lane) { return std::make_pair(row, "ib + " + num(lane)); }, &b);
-      out.pre.push_back("const " + dt + " " + rows.back() + " = (" + join_and(ok) + ") ? " + value + " : (" + dt + ")0;");
+      auto row_value = [&](const std::string& loaded) {
+        return "(" + join_and(ok) + ") ? " + convert_at(p, perm, loaded, vec, a, b, [&](int lane) { return std::make_pair(row, "ib + " + num(lane)); }, &b) +
+               " : (" + dt + ")0;";
+      };
+      if (!rolled) {
+        out.pre.push_back("const " + dt + " " + rows.back() + " = " + row_value(load));
+        continue;
+      }
+      whole.push_back("  " + rows.back() + " = " + row_value(load));
+      edge.push_back("  " + rows.back() + " = " + row_value("vload" + V + "(" + num(i) + ", fb" + tag + ")"));
+    }
+    if (rolled) {
+      std::string names;
+      for (const std::string& r : rows) names += (names.empty() ? "" : ", ") + r;
+      out.pre.push_back(dt + " " + names + ";");
+      out.pre.push_back("if (rd) {");
+      out.pre.insert(out.pre.end(), whole.begin(), whole.end());
+      out.pre.push_back("} else {");
+      out.pre.insert(out.pre.end(), edge.begin(), edge.end());
+      out.pre.push_back("}");
     }
     const TransposeNet net = transpose_network(cl_type(p.dst.data_type()), vec, rows, "t" + tag);
     out.pre.insert(out.pre.end(), net.lines.begin(), net.lines.end());

@@ -148,6 +148,18 @@ inline std::string two_digit_rows(const std::string& code) {
   return std::stoll(m[1]) < std::stoll(m[2]) ? "inside" : "outside";
 }
 
+/// Where tiled's steps holding columns the source lacks are (transpose_loops(): their loads go through a loop
+/// into a private tile, in a branch of their own): "inside" when the checked axis is B's innermost digit (a
+/// step's readable columns are one run), "outside" when it is an outer one (the first column's coordinate
+/// divides ib first), else "" (no such steps).
+inline std::string edge_step_checks(const std::string& code) {
+  if (code.find("fb[ii * ") == std::string::npos || code.find("if (rd) {") == std::string::npos) return "";
+  static const std::regex first(R"(const bool rd0 = [^\n]*?\(ib \+ 0\)( /)?)");
+  std::smatch m;
+  if (!std::regex_search(code, m, first)) return "";
+  return m[1].matched ? "outside" : "inside";
+}
+
 /// The elements of A a tiled transpose's work-item walks (the `ia` loop inside the `ib` loop of
 /// TILE_LOOPS, impl_tiled.cpp, past the flags a step computes first), or 0 where the code holds no such loops
 /// (row copies, other implementations).

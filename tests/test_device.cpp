@@ -1632,8 +1632,8 @@ TEST(Device, TiledPathsOnVectorFriendlyShapes) {
     cases.push_back(make_case(Format::parse(s), Format::parse(d), shape, DataType::u8, dt));
   cases.push_back(make_case(Format::parse("byxf"), Format::parse("b_fs_yx_fsv16"), {2, 16, 3, 3}, DataType::f32, DataType::f32, {}, {},
                             {}, {0, 20, 0, 0}));
-  // Steps holding input channels past the source's (17 of 32, 3 of 16): their loads loop into a private tile
-  // where the channels sit outside yx, and go as quarters written out where they are B's inner digit (1 x 1).
+  // Steps holding input channels past the source's (17 of 32, 3 of 16): their loads loop into a private tile,
+  // where the channels sit outside yx and where they are B's inner digit (1 x 1).
   cases.push_back(make_case(Format::parse("oiyx"), Format::parse("os_is_yx_isv16_osv16"), {33, 17, 3, 3}, DataType::f16, DataType::f16));
   cases.push_back(make_case(Format::parse("goiyx"), Format::parse("g_os_is_yx_isv16_osv16"), {2, 18, 3, 3, 3}, DataType::i8, DataType::i8));
   cases.push_back(make_case(Format::parse("oiyx"), Format::parse("os_is_yx_isv16_osv16"), {20, 3, 1, 1}));
@@ -1652,12 +1652,11 @@ TEST(Device, TiledPathsOnVectorFriendlyShapes) {
     if (code.find("? CONVERT(SRC_AT(") != std::string::npos) ++paths["scalar"];
     if (code.find("const IDX_T n_ok = ") != std::string::npos) ++paths["rows with a tail"];
     if (code.find("cr_t = select(") != std::string::npos) ++paths["rows with a narrow tail"];
-    if (code.find("fb[ii * ") != std::string::npos) ++paths["edge steps looping into a tile"];
-    if (code.find("(rq0 ? ") != std::string::npos) ++paths["edge steps in quarters"];
+    if (const std::string where = edge_step_checks(code); !where.empty()) ++paths["edge steps, the checked digit " + where];
     if (const std::string form = two_digit_rows(code); !form.empty()) ++paths["rows, B's continuing digit " + form];
   }
   for (const char* path : {"transpose16", "transpose8", "transpose4", "rows", "scalar", "rows with a tail", "rows with a narrow tail",
-                           "edge steps looping into a tile", "edge steps in quarters", "rows, B's continuing digit inside",
+                           "edge steps, the checked digit inside", "edge steps, the checked digit outside", "rows, B's continuing digit inside",
                            "rows, B's continuing digit outside"})
     EXPECT_GT(paths[path], 0) << "no case reached the " << path << " path";
   run_batch(*e, cases, true, "tiled");

@@ -84,9 +84,9 @@ std::vector<Sweep> sweep_cases() {
       // (rounded_source_row()), the overshoot neither read nor written; the second's source is padded too.
       {make_case(F("bfyx"), F("b_fs_yx_fsv16"), {2, 19, 3, 13}, T::f16, T::f16, {}, {}, {0, 0, 1, 2}, {0, 1, 0, 0}), 0, 1},
       {make_case(F("bfyx"), F("byxf"), {1, 16, 2, 22}, T::f32, T::f32, {0, 0, 0, 1}, {0, 0, 0, 2}, {0, 0, 0, 1}), 1, 0},
-      // Rows whose steps hold unreadable columns (lower and upper padding): tiled loads quarters of a step whole
-      // where they are readable whole, else element by element; the CPU tuning's second step has a quarter with
-      // a readable prefix and a quarter with none, the GPU tuning's steps move with the grid.
+      // Rows whose steps hold unreadable columns (lower and upper padding): tiled loads such a step's readable
+      // columns in a loop into a private tile; the CPU tuning's second step has a readable prefix and a run
+      // of none, the GPU tuning's steps move with the grid.
       {make_case(F("bfyx"), F("b_fs_yx_fsv16"), {2, 32, 3, 25}, T::f16, T::f16, {}, {}, {0, 0, 1, 2}, {0, 1, 0, 5}), 1, 0},
       // Destination rows 4 KiB apart (one cache set): tiled's CPU tiles run two steps along A and store each
       // row's line in one go, past a source tail along the rows' axis, through per-channel tables.
@@ -306,8 +306,10 @@ TEST(Sweep, EveryImplementationInBothTunings) {
   std::map<std::string, int> per_impl;
   std::set<std::string> seen;
   size_t same = 0, streamed_lines = 0;
-  // tiled's two forms of steps with columns the source lacks (transpose_loops()), counted per tuning.
-  const std::pair<const char*, const char*> edge_forms[] = {{"fb[ii * ", "a loop into a private tile"}, {"(rq0 ? ", "quarters written out"}};
+  // tiled's steps with columns the source lacks (transpose_loops()): rows loaded whole where every column is
+  // readable, else through a loop into a private tile, counted per tuning and by whether the checked axis is
+  // B's innermost digit (the readable columns one run: padding along the source's rows, 1 x 1 weights' i) or not.
+  const std::pair<const char*, const char*> edge_forms[] = {{"inside", "B's innermost digit checked"}, {"outside", "an outer digit of B checked"}};
   std::map<std::string, int> edge_steps;
   // tiled's row copies whose B holds the digit continuing A in the source, inside or outside (CPU tiles only).
   std::map<std::string, int> two_digit;
@@ -336,8 +338,9 @@ TEST(Sweep, EveryImplementationInBothTunings) {
           // Streamed transposes whose column lines take unrolled steps (transpose_loops()).
           const std::string& code = kd.source.code;
           streamed_lines += kd.streams && code.find("const IDX_T ia1 = ia + ") != std::string::npos;
-          for (const auto& [mark, form] : edge_forms)
-            if (code.find(mark) != std::string::npos) ++edge_steps[std::string(tuning) + " tuning, " + form];
+          if (const std::string where = edge_step_checks(code); !where.empty())
+            for (const auto& [mark, form] : edge_forms)
+              if (where == mark) ++edge_steps[std::string(tuning) + " tuning, " + form];
           if (const std::string form = two_digit_rows(code); !form.empty()) ++two_digit[form];
           long_a += std::string(tuning) == "cpu" && transpose_a_length(code) > 256;
           if (code.find("CR_PREFETCH(src + ") != std::string::npos) ++prefetching[impl->name()];
