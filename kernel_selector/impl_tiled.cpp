@@ -384,15 +384,15 @@ std::vector<std::string> transpose_loops(const ReorderParams& p, const Permutati
     throw Error("internal: tiled's read checks cover some columns of a step only");
   if (!readable.empty()) body.push_back("  const bool rd = " + join_and(readable) + ";");
   // A step with unreadable columns (at padding or a tail: the first and last steps of a row) loads its readable
-  // columns in one loop into a private V x V tile, zeros elsewhere, and its rows from that tile; the test of rd
-  // is made once per step, around all V rows' loads (`if (rd) { .. } else { .. }`). Written per row instead
-  // (a whole vector if readable, else quarter vectors, else element by element: V * (V + 4) conditional loads
-  // a step) PoCL took 4-10 s to compile such a kernel (1 x 1 weights with input-channel tails), and a branch
-  // per row around the tile's loads still 2.7-4.5 s; so it is 1.3-1.5 s (`oiyx -> os_is_yx_isv16_osv16` f32
-  // 33x17x1x1: clBuildProgram 0.9 -> 0.4 s, work-group function and code 5.0 -> 1.3 s), and the edge steps'
-  // loop ran 0.85-1.05x the time of the quarter loads it replaced (x padded by 1 into b_fs_yx_fsv16 f32, f16,
-  // u8 -> f16, i8 into b_fs_yx_fsv32; 1 x 1 weights f32 and f16) and 0.97-1.02x the per-row branch's (3 x 3 and
-  // 7 x 7 weights, grouped, i8 to f32). NOTES, "A tiled kernel's edge steps in one branch".
+  // columns in one loop into a private V x V tile, zeros elsewhere, and its rows from that tile; rd is tested
+  // once per step, around all V rows' loads (`if (rd) { .. } else { .. }`). Each row written out with a test
+  // of its own (a whole vector if readable, else quarter vectors, else element by element: V * (V + 4)
+  // conditional loads a step) took PoCL 4.3-5.5 s to compile (work-group function and code generation,
+  // `oiyx -> os_is_yx_isv16_osv16` f32 33x17x1x1; 6.6-9.9 s for such kernels inside the tests), the same
+  // quarters behind the one test a step 2.6-3.1 s, this loop 0.8-1.4 s. The loop ran 0.97-1.05x the time of
+  // the quarters over padded rows and 1 x 1 weights' tails (`perf/clreorder_ab`, 40 interleaved runs) and
+  // 0.97-1.02x that of the loop with a test per row over 3 x 3 and 7 x 7 weights (NOTES, "tiled's edge
+  // steps in one branch").
   const bool rolled = !readable.empty();
   if (rolled) {
     std::string mask;
