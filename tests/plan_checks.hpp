@@ -164,7 +164,7 @@ inline std::string edge_step_checks(const std::string& code) {
 /// TILE_LOOPS, impl_tiled.cpp, past the flags a step computes first), or 0 where the code holds no such loops
 /// (row copies, other implementations).
 inline int64_t transpose_a_length(const std::string& code) {
-  static const std::regex loops(R"(for \(IDX_T ib = \d+; ib < \d+; ib \+= \d+\) \{ \\\n(?: +const bool [^\n]*\\\n)* +for \(IDX_T ia = 0; ia < (\d+);)");
+  static const std::regex loops(R"(for \(IDX_T ib = \d+; ib < \d+; ib \+= \d+\) \{ \\\n(?: +const (?:bool|uint) [^\n]*\\\n)* +for \(IDX_T ia = 0; ia < (\d+);)");
   std::smatch m;
   return std::regex_search(code, m, loops) ? std::stoll(m[1]) : 0;
 }
