@@ -139,6 +139,10 @@ class LanesReorder : public ReorderImpl {
     const int64_t spack = pack_of(st);
     const bool src_packable = strides_multiple_of(lp.perm, row_bases, spack, &PermDigit::src_stride);
     const bool dst_packable = strides_multiple_of(lp.perm, store_bases, pack_of(dtype), &PermDigit::dst_stride);
+    // Loads take CPU tunings' unaligned form (CR_LOADU): in the guarded one, the body for a base off the word
+    // loaded 8- and 16-bit vectors element by element, and PoCL's compile of an int8 weights kernel took 2x as
+    // long. Stores keep the guarded form: their values are uint lanes (common.cl, CR_UNALIGNED_VECTORS).
+    const bool unaligned = unaligned_vectors(p.device);
 
     std::vector<std::string> body;
     std::vector<int64_t> widths;
@@ -177,7 +181,7 @@ class LanesReorder : public ReorderImpl {
           const std::string var = "x" + c + "_" + num(r) + "_" + num(static_cast<int64_t>(a));
           const std::string type = cl_type(st) + num(w);
           const std::string raw = vload_expr(st, static_cast<int>(w), "src + so + " + num(base + start),
-                                             src_packable && (base + start) % spack == 0);
+                                             src_packable && (base + start) % spack == 0, unaligned);
           body.push_back("const " + type + " " + var + " = g_ok ? " + raw + " : (" + type + ")0;");
           vars.push_back(var);
         }
@@ -229,9 +233,15 @@ class LanesReorder : public ReorderImpl {
     KernelData kd;
     kd.impl = name();
     Jit jit = reorder_jit(p, "reorder_lanes", kd, nullptr, padded_shapes(lp.perm));
+    const std::string tile = macro_lines(walk_tiles(lp.loop, body));
+    // The body is written twice only where it tests the base's alignment (reorder_lanes.cl): with no access
+    // guarded (unaligned loads, stores no word packs) a second copy would only add to the compile.
+    const bool tests_alignment =
+        tile.find("src_wide") != std::string::npos || tile.find("dst_wide") != std::string::npos;
     jit.def("GRID_COUNT", grid_count)
         .def("GRID_DECODE(w)", macro_lines(grid_decode(lp.perm, lp.grid, [](int) { return false; }, p.conversion.padding)))
-        .def("TILE_BODY", macro_lines(walk_tiles(lp.loop, body)));
+        .def("TILE_BODY", tile)
+        .def("CR_ALIGNMENT_SPLIT", tests_alignment ? 1 : 0);
     if (!per_index)
       for (int64_t w : widths) jit.def("CONVERT_V" + num(w) + "(v)", convert_expr(p, "v", static_cast<int>(w)));
     finish_kernel(kd, jit, "reorder_lanes.cl", static_cast<size_t>(grid_count), config_for(p.device).local, p.device);
