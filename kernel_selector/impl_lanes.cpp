@@ -139,12 +139,16 @@ class LanesReorder : public ReorderImpl {
     const int64_t spack = pack_of(st);
     const bool src_packable = strides_multiple_of(lp.perm, row_bases, spack, &PermDigit::src_stride);
     const bool dst_packable = strides_multiple_of(lp.perm, store_bases, pack_of(dtype), &PermDigit::dst_stride);
-    // Loads take CPU tunings' unaligned form (CR_LOADU): in the guarded one, the body for a base off the word
-    // loaded 8- and 16-bit vectors element by element, and PoCL's compile of an int8 weights kernel took 2x as
-    // long. Stores keep the guarded form: their values are uint lanes (common.cl, CR_UNALIGNED_VECTORS).
+    // Loads and stores take CPU tunings' unaligned form (CR_LOADU / CR_STOREU): in the guarded one, the body
+    // for a base off the word moved 8- and 16-bit vectors element by element, and PoCL's compile of an int8
+    // weights kernel took 5-10x as long. A stored value is uint lanes, which LLVM 14 (Oclgrind's compiler) turns
+    // into uint stores claiming 4-byte alignment, wrong at a 16-bit element's odd offset (common.cl,
+    // CR_UNALIGNED_VECTORS): or-ed with a zero it cannot prove (cr_opaque_zero: dst_base is below 2^63), it
+    // stays one store of the element type.
     const bool unaligned = unaligned_vectors(p.device);
 
     std::vector<std::string> body;
+    if (unaligned) body.push_back("const " + dt + " cr_opaque_zero = (" + dt + ")(dst_base >> 63);");
     std::vector<int64_t> widths;
     // The elements are picked raw and converted in word order, where lane (k, j) is word k0 + k, unit j:
     // per-index parameters need each element's coordinate, which the overlapping loads do not have, and
@@ -221,9 +225,10 @@ class LanesReorder : public ReorderImpl {
           }
         }
         for (int64_t k = 0; k < n; ++k) {
-          const std::string value = "as_" + dt + num(group * g) + "(" + out[static_cast<size_t>(k)] + ")";
+          std::string value = "as_" + dt + num(group * g) + "(" + out[static_cast<size_t>(k)] + ")";
+          if (unaligned) value = "(" + value + " | cr_opaque_zero)";
           const std::string ptr = "dst + do_ + " + num((k0 + k) * lp.word.dst_stride + s * group * g);
-          body.push_back(vstore_stmt(dtype, static_cast<int>(group * g), value, ptr, StoreAlign{dst_packable, false}));
+          body.push_back(vstore_stmt(dtype, static_cast<int>(group * g), value, ptr, StoreAlign{dst_packable, false, unaligned}));
         }
       }
       k0 += n;
@@ -234,8 +239,8 @@ class LanesReorder : public ReorderImpl {
     kd.impl = name();
     Jit jit = reorder_jit(p, "reorder_lanes", kd, nullptr, padded_shapes(lp.perm));
     const std::string tile = macro_lines(walk_tiles(lp.loop, body));
-    // The body is written twice only where it tests the base's alignment (reorder_lanes.cl): with no access
-    // guarded (unaligned loads, stores no word packs) a second copy would only add to the compile.
+    // The body is written twice only where it tests the base's alignment (reorder_lanes.cl, GPU tunings): with
+    // no access guarded a second copy would only add to the compile.
     const bool tests_alignment =
         tile.find("src_wide") != std::string::npos || tile.find("dst_wide") != std::string::npos;
     jit.def("GRID_COUNT", grid_count)

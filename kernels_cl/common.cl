@@ -707,8 +707,8 @@ static inline char16 cr_nib_unpack_i16(uchar8 b) {
 // which LLVM does not hoist out of a loop this big: the unaligned form took 0.76-0.84x its time on 8-bit
 // transposes (PoCL, warm). The element's own vector type: LLVM 14's optimizer (Oclgrind's) splits a store of
 // a uint vector built lane by lane into uint stores claiming 4-byte alignment, wrong for 16-bit elements at an
-// odd offset (through a bitcast too: lanes' and local's stores, built so, keep the aligned form; lanes' loads
-// are unaligned on CPUs).
+// odd offset (through a bitcast too: local's stores, built so, keep the aligned form; lanes' or theirs with a
+// zero LLVM cannot prove, impl_lanes.cpp).
 #define CR_UNALIGNED_VECTORS(T)                                                                            \
   typedef struct __attribute__((packed)) { T##2 v; } cr_u_##T##2;                                         \
   typedef struct __attribute__((packed)) { T##4 v; } cr_u_##T##4;                                         \

@@ -1224,18 +1224,16 @@ TEST(Device, ByteOffsetsInsideBuffers) {
 }
 
 // Each case's 8- or 16-bit vector accesses on one side (`source`: loads, else stores), in the form each tuning
-// gives them: in CPU tiles tiled's and staged's, and lanes' loads, go as one unaligned access at any offset
-// (`unaligned`, unaligned_vectors()), elsewhere as uints behind the base's run-time test (`guarded`); then the
-// reorder at every offset of that side inside a 4-byte word, where the test takes one branch or the other.
+// gives them: in CPU tiles tiled's, staged's and lanes' go as one unaligned access at any offset (`unaligned`,
+// unaligned_vectors()), elsewhere as uints behind the base's run-time test (`guarded`); then the reorder at
+// every offset of that side inside a 4-byte word, where the test takes one branch or the other.
 static void run_at_every_word_offset(const Engine& e, const std::vector<std::pair<Case, const char*>>& cases, bool source,
                                      const char* unaligned_form, const char* guarded_form) {
   for (const char* tuning : {"cpu", "gpu"}) {
     const ScopedEnv tiles("CLREORDER_TUNING", tuning);
     for (const auto& [c, impl] : cases) {
       const std::string code = plan_reorder(e.info(), c.src, c.dst, impl).source.code;
-      // lanes' stores keep the guarded form (common.cl, CR_UNALIGNED_VECTORS: their values are uint lanes).
-      const std::string name = impl;
-      const bool unaligned = std::string(tuning) == "cpu" && name != "local" && (source || name != "lanes");
+      const bool unaligned = std::string(tuning) == "cpu" && std::string(impl) != "local";
       EXPECT_NE(code.find(unaligned ? unaligned_form : guarded_form), std::string::npos) << tuning << " " << c.label;
       EXPECT_EQ(code.find(unaligned ? guarded_form : unaligned_form), std::string::npos) << tuning << " " << c.label;
       const size_t esize = static_cast<size_t>(size_of((source ? c.src : c.dst).data_type()));

@@ -570,12 +570,11 @@ TEST(Generated, TransposesLeaveATailOfBToScalarLoops) {
   }
 }
 
-// CPU tiles leave no per-access test in their loops where they need not: 8- and 16-bit vectors of tiled and
-// staged load and store unaligned (CR_LOADU / CR_STOREU, no src_wide / dst_wide test), lanes' loads too (its
-// stored values are uint lanes: common.cl, CR_UNALIGNED_VECTORS), and tiled's tile is written for g_ok known
-// true and known false where the grid holds padding (CR_GRID_SPLIT). GPU tunings keep the guarded forms and
-// one tile; a grid without masks has one tile everywhere. lanes writes its body twice (CR_ALIGNMENT_SPLIT) only
-// where the body tests an alignment.
+// CPU tiles leave no per-access test in their loops where they need not: 8- and 16-bit vectors of tiled,
+// staged and lanes load and store unaligned (CR_LOADU / CR_STOREU, no src_wide / dst_wide test), and tiled's
+// tile is written for g_ok known true and known false where the grid holds padding (CR_GRID_SPLIT). GPU tunings
+// keep the guarded forms and one tile; a grid without masks has one tile everywhere. lanes writes its body
+// twice (CR_ALIGNMENT_SPLIT) only where the body tests an alignment: GPU tunings.
 TEST(Generated, CpuTilesTakeTheirTestsOutOfTheLoop) {
   struct Pair {
     const char *from, *to, *impl;
@@ -590,7 +589,7 @@ TEST(Generated, CpuTilesTakeTheirTestsOutOfTheLoop) {
                         {"bfyx", "b_fs_yx_fsv16", "tiled", DataType::f16, {2, 32, 8, 8}, true, true, true, true},
                         {"bfyx", "byxf", "tiled", DataType::f32, {2, 64, 16, 16}, true, false, false, true},
                         {"oiyx", "os_is_yx_isv16_osv16", "staged", DataType::f16, {32, 32, 3, 3}, false, true, true, false},
-                        {"oiyx", "os_is_yx_osa4_isa8_osv8_isv4", "lanes", DataType::i8, {32, 32, 3, 3}, false, true, false, false}};
+                        {"oiyx", "os_is_yx_osa4_isa8_osv8_isv4", "lanes", DataType::i8, {32, 32, 3, 3}, false, true, true, false}};
   for (const Pair& c : pairs)
     for (const char* tuning : {"cpu", "gpu"}) {
       const Dims pad = c.padded ? Dims{0, 0, 1, 1} : Dims{0, 0, 0, 0};
