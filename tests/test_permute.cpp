@@ -580,36 +580,34 @@ TEST(Generated, CpuTilesTakeTheirTestsOutOfTheLoop) {
     const char *from, *to, *impl;
     DataType type;
     Dims shape;
-    bool padded;                // the destination padded by 1 in y and x
-    bool loads, stores, split;  // unaligned in the CPU tuning; CR_GRID_SPLIT there
+    bool padded;            // the destination padded by 1 in y and x
+    bool unaligned, split;  // in the CPU tuning
   };
-  const Pair pairs[] = {{"bfyx", "byxf", "tiled", DataType::i8, {2, 64, 16, 16}, false, true, true, false},
-                        {"bfyx", "byxf", "tiled", DataType::i8, {2, 64, 16, 16}, true, true, true, true},
-                        {"bfyx", "b_fs_yx_fsv16", "tiled", DataType::f16, {2, 32, 8, 8}, false, true, true, false},
-                        {"bfyx", "b_fs_yx_fsv16", "tiled", DataType::f16, {2, 32, 8, 8}, true, true, true, true},
-                        {"bfyx", "byxf", "tiled", DataType::f32, {2, 64, 16, 16}, true, false, false, true},
-                        {"oiyx", "os_is_yx_isv16_osv16", "staged", DataType::f16, {32, 32, 3, 3}, false, true, true, false},
-                        {"oiyx", "os_is_yx_osa4_isa8_osv8_isv4", "lanes", DataType::i8, {32, 32, 3, 3}, false, true, true, false}};
+  const Pair pairs[] = {{"bfyx", "byxf", "tiled", DataType::i8, {2, 64, 16, 16}, false, true, false},
+                        {"bfyx", "byxf", "tiled", DataType::i8, {2, 64, 16, 16}, true, true, true},
+                        {"bfyx", "b_fs_yx_fsv16", "tiled", DataType::f16, {2, 32, 8, 8}, false, true, false},
+                        {"bfyx", "b_fs_yx_fsv16", "tiled", DataType::f16, {2, 32, 8, 8}, true, true, true},
+                        {"bfyx", "byxf", "tiled", DataType::f32, {2, 64, 16, 16}, true, false, true},
+                        {"oiyx", "os_is_yx_isv16_osv16", "staged", DataType::f16, {32, 32, 3, 3}, false, true, false},
+                        {"oiyx", "os_is_yx_osa4_isa8_osv8_isv4", "lanes", DataType::i8, {32, 32, 3, 3}, false, true, false}};
   for (const Pair& c : pairs)
     for (const char* tuning : {"cpu", "gpu"}) {
       const Dims pad = c.padded ? Dims{0, 0, 1, 1} : Dims{0, 0, 0, 0};
       const Layout src(format_from_name(c.from), c.type, c.shape), dst(format_from_name(c.to), c.type, c.shape, pad, pad);
       const std::string label = src.describe() + " -> " + dst.describe() + " " + c.impl + ", " + tuning + " tuning";
       const std::string code = plan_reorder(tuned_device(tuning), src, dst, c.impl).source.code;
-      const bool cpu = std::string(tuning) == "cpu";
-      const std::pair<bool, std::pair<const char*, const char*>> sides[] = {{cpu && c.loads, {"CR_LOADU(", "(src_wide ? "}},
-                                                                            {cpu && c.stores, {"CR_STOREU(", "if (dst_wide)"}}};
-      for (const auto& [unaligned, forms] : sides) {
-        EXPECT_EQ(code.find(forms.first) != std::string::npos, unaligned) << forms.first << " " << label << "\n" << code;
-        EXPECT_TRUE(!unaligned || code.find(forms.second) == std::string::npos) << forms.second << " " << label << "\n" << code;
+      const bool cpu = std::string(tuning) == "cpu", unaligned = cpu && c.unaligned;
+      for (const char* form : {"CR_LOADU(", "CR_STOREU("}) {
+        EXPECT_EQ(code.find(form) != std::string::npos, unaligned) << form << " " << label << "\n" << code;
+      }
+      for (const char* test : {"(src_wide ? ", "if (dst_wide)"}) {
+        EXPECT_TRUE(!unaligned || code.find(test) == std::string::npos) << test << " " << label << "\n" << code;
       }
       if (std::string(c.impl) == "tiled") {
         EXPECT_NE(code.find(std::string("#define CR_GRID_SPLIT ") + (cpu && c.split ? "1" : "0")), std::string::npos) << label << "\n" << code;
       }
       if (std::string(c.impl) == "lanes") {
-        const bool tests = code.find("(src_wide ? ") != std::string::npos || code.find("if (dst_wide)") != std::string::npos;
-        const std::string split = std::string("#define CR_ALIGNMENT_SPLIT ") + (tests ? "1" : "0");
-        EXPECT_NE(code.find(split), std::string::npos) << label << "\n" << code;
+        EXPECT_NE(code.find(std::string("#define CR_ALIGNMENT_SPLIT ") + (unaligned ? "0" : "1")), std::string::npos) << label << "\n" << code;
       }
     }
 }
