@@ -74,25 +74,7 @@ void for_each_coord(const Dims& dims, F f) {
 /// of logical index n, digit p of n in base B plus one, where 1..B are exact in both types: two elements
 /// differ in some pass, and none is ever 0 (the value of padding). The source's own padding holds random
 /// bytes, so a kernel that copies it where it must write zero is seen too.
-inline std::vector<std::vector<uint8_t>> visible_sources(const Layout& src, DataType to, uint64_t seed) {
-  const int64_t base = std::min(exact_integers(src.data_type()), exact_integers(to));
-  const int64_t n = src.logical_elements();
-  int passes = 1;
-  for (int64_t reach = base; reach < n; reach = reach > n / base ? n : reach * base) ++passes;
-  std::vector<std::vector<uint8_t>> out;
-  for (int p = 0; p < passes; ++p) {
-    std::vector<uint8_t> buf = random_bytes(static_cast<size_t>(src.bytes()), seed * 31 + static_cast<uint64_t>(p));
-    for_each_coord(src.dims(), [&](const Dims& c, int64_t i) {
-      for (int k = 0; k < p; ++k) i /= base;
-      const int64_t v = i % base + 1;
-      uint8_t element[8];
-      convert_element(DataType::i64, &v, src.data_type(), element);
-      write_element(src.data_type(), buf.data(), src.plan().offset(c.data()), element);
-    });
-    out.push_back(std::move(buf));
-  }
-  return out;
-}
+std::vector<std::vector<uint8_t>> visible_sources(const Layout& src, DataType to, uint64_t seed);
 
 /// The visible passes, and with `random_bits` one more of random bit patterns (NaN payloads, infinities,
 /// subnormals, ties and saturation in the conversions).
@@ -139,14 +121,8 @@ struct GuardedArg {
 };
 
 /// Empty when `got` equals `want` on [from, to), else the first differing byte (relative to `from`).
-inline std::string compare_range(const std::vector<uint8_t>& got, const std::vector<uint8_t>& want, size_t from,
-                                 size_t to, const std::string& what) {
-  for (size_t i = from; i < to; ++i)
-    if (got[i] != want[i])
-      return what + " changed at byte " + std::to_string(i - from) + " (" + std::to_string(want[i]) + " -> " +
-             std::to_string(got[i]) + ")";
-  return "";
-}
+std::string compare_range(const std::vector<uint8_t>& got, const std::vector<uint8_t>& want, size_t from, size_t to,
+                          const std::string& what);
 
 /// Runs `launch(args)` on guarded arguments, a source and a destination per case (args[2k], args[2k + 1]):
 /// case k's source tensor offsets[k].first bytes into its argument, its destination offsets[k].second bytes

@@ -3,7 +3,6 @@
 #pragma once
 
 #include <algorithm>
-#include <regex>
 #include <string>
 #include <vector>
 
@@ -136,37 +135,6 @@ inline std::string check_permutation(const Layout& src, const Layout& dst) {
   }
   if (written != owned) return "destination element not written";
   return "";
-}
-
-/// Which of tiled's row copies with a B of two digits the code holds (impl_tiled.cpp, plan_on()): "inside"
-/// when the digit continuing A in the source is B's inner one (the source's rows read whole), "outside" when
-/// it is the outer one (next to a far digit that alone left a work-item one pixel), else "".
-inline std::string two_digit_rows(const std::string& code) {
-  static const std::regex load(R"(vload\d+\(0, src \+ s_off \+ \(\(\(ib\) % \d+\) \* (\d+) \+ \(\(ib\) / \d+\) \* (\d+)\))");
-  std::smatch m;
-  if (!std::regex_search(code, m, load)) return "";
-  return std::stoll(m[1]) < std::stoll(m[2]) ? "inside" : "outside";
-}
-
-/// Where tiled's steps holding columns the source lacks are (transpose_loops(): their loads go through a loop
-/// into a private tile, in a branch of their own): "inside" when the checked axis is B's innermost digit (a
-/// step's readable columns are one run), "outside" when it is an outer one (the first column's coordinate
-/// divides ib first), else "" (no such steps).
-inline std::string edge_step_checks(const std::string& code) {
-  if (code.find("fb[ii * ") == std::string::npos || code.find("if (rd) {") == std::string::npos) return "";
-  static const std::regex first(R"(const bool rd0 = [^\n]*?\(ib \+ 0\)( /)?)");
-  std::smatch m;
-  if (!std::regex_search(code, m, first)) return "";
-  return m[1].matched ? "outside" : "inside";
-}
-
-/// The elements of A a tiled transpose's work-item walks (the `ia` loop inside the `ib` loop of
-/// TILE_LOOPS, impl_tiled.cpp, past the flags a step computes first), or 0 where the code holds no such loops
-/// (row copies, other implementations).
-inline int64_t transpose_a_length(const std::string& code) {
-  static const std::regex loops(R"(for \(IDX_T ib = \d+; ib < \d+; ib \+= \d+\) \{ \\\n(?: +const (?:bool|uint) [^\n]*\\\n)* +for \(IDX_T ia = 0; ia < (\d+);)");
-  std::smatch m;
-  return std::regex_search(code, m, loops) ? std::stoll(m[1]) : 0;
 }
 
 }  // namespace clreorder_test

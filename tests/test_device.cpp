@@ -20,6 +20,7 @@
 #include "clreorder/format.hpp"
 #include "clreorder/reference.hpp"
 #include "clreorder/reorder.hpp"
+#include "code_checks.hpp"
 #include "codegen.hpp"
 #include "probe.hpp"
 #include "device_cases.hpp"

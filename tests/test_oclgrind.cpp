@@ -12,6 +12,7 @@
 #include <map>
 #include <set>
 
+#include "code_checks.hpp"
 #include "device_cases.hpp"
 #include "plan_checks.hpp"
 #include "test_support.hpp"
@@ -321,10 +322,8 @@ TEST(Sweep, EveryImplementationInBothTunings) {
   int split = 0;
   // tiled's transposes that leave a tail of B's columns to scalar loops after them, per tuning.
   std::map<std::string, int> b_tails;
-  static const std::regex b_tail(R"(for \(IDX_T ib = [1-9]\d*; ib < \d+; \+\+ib\) \{)");
   // tiled's transposes stepping from the first real column of a lower-padded B, per tuning.
   std::map<std::string, int> b_real;
-  static const std::regex real_steps(R"(for \(IDX_T ib = [1-9]\d*; ib < \d+; ib \+= \d+\) \{)");
   for (const Sweep& s : cases)
     for (const auto& impl : KernelSelector::instance().impls())
       for (const char* tuning : {"cpu", "gpu"}) {
@@ -345,8 +344,8 @@ TEST(Sweep, EveryImplementationInBothTunings) {
           long_a += std::string(tuning) == "cpu" && transpose_a_length(code) > 256;
           if (code.find("CR_PREFETCH(src + ") != std::string::npos) ++prefetching[impl->name()];
           split += code.find("#define CR_GRID_SPLIT 1") != std::string::npos;
-          b_tails[tuning] += transpose_a_length(code) > 0 && std::regex_search(code, b_tail);
-          b_real[tuning] += std::regex_search(code, real_steps);
+          b_tails[tuning] += transpose_a_length(code) > 0 && scalar_b_tail(code);
+          b_real[tuning] += steps_from_real_column(code);
           planned.push_back({&s, std::move(kd), std::string(tuning) + " tuning, cache " + std::to_string(cache)});
           ++per_impl[impl->name()];
         }

@@ -11,6 +11,7 @@
 #include "clreorder/format.hpp"
 #include "clreorder/reference.hpp"
 #include "clreorder/reorder.hpp"
+#include "code_checks.hpp"
 #include "codegen.hpp"
 #include "permute.hpp"
 #include "plan_checks.hpp"

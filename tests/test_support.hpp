@@ -1,5 +1,7 @@
 // Shared helpers for the test suite: the device (a failure under CI=true, a skip elsewhere), a
 // deterministic byte generator, and a check that two buffers match byte for byte with a useful message.
+// The helpers that walk whole buffers are defined in test_support.cpp, compiled once with optimisation:
+// under the sanitizers the test drivers themselves are built without (tests/CMakeLists.txt).
 #pragma once
 
 #include <gtest/gtest.h>
@@ -110,28 +112,9 @@ inline std::string make_temp_dir(const std::string& prefix) {
 }
 
 /// Deterministic bytes (xorshift), so failures reproduce.
-inline std::vector<uint8_t> random_bytes(size_t n, uint64_t seed) {
-  std::vector<uint8_t> out(n);
-  uint64_t s = seed * 0x9E3779B97F4A7C15ull + 1;
-  for (size_t i = 0; i < n; ++i) {
-    s ^= s << 13;
-    s ^= s >> 7;
-    s ^= s << 17;
-    out[i] = static_cast<uint8_t>(s >> 24);
-  }
-  return out;
-}
+std::vector<uint8_t> random_bytes(size_t n, uint64_t seed);
 
 /// Empty when equal, else where the first difference is and how many bytes differ.
-inline std::string compare_bytes(const std::vector<uint8_t>& got, const std::vector<uint8_t>& want) {
-  if (got.size() != want.size())
-    return "size " + std::to_string(got.size()) + " != " + std::to_string(want.size());
-  size_t bad = 0, first = 0;
-  for (size_t i = 0; i < got.size(); ++i)
-    if (got[i] != want[i] && bad++ == 0) first = i;
-  if (!bad) return "";
-  return std::to_string(bad) + " of " + std::to_string(got.size()) + " bytes differ, first at byte " +
-         std::to_string(first) + " (got " + std::to_string(got[first]) + ", want " + std::to_string(want[first]) + ")";
-}
+std::string compare_bytes(const std::vector<uint8_t>& got, const std::vector<uint8_t>& want);
 
 }  // namespace clreorder_test
