@@ -76,11 +76,16 @@ void for_each_coord(const Dims& dims, F f) {
 /// bytes, so a kernel that copies it where it must write zero is seen too.
 std::vector<std::vector<uint8_t>> visible_sources(const Layout& src, DataType to, uint64_t seed);
 
-/// The visible passes, and with `random_bits` one more of random bit patterns (NaN payloads, infinities,
-/// subnormals, ties and saturation in the conversions).
+/// A source of random bit patterns (NaN payloads, infinities, subnormals, ties and saturation in the
+/// conversions).
+inline std::vector<uint8_t> random_source(const Case& c, uint64_t seed) {
+  return random_bytes(static_cast<size_t>(c.src.bytes()), seed);
+}
+
+/// The visible passes, and with `random_bits` one more of random_source().
 inline std::vector<std::vector<uint8_t>> sources_for(const Case& c, bool random_bits, uint64_t seed) {
   std::vector<std::vector<uint8_t>> out = visible_sources(c.src, c.dst.data_type(), seed);
-  if (random_bits) out.push_back(random_bytes(static_cast<size_t>(c.src.bytes()), seed));
+  if (random_bits) out.push_back(random_source(c, seed));
   return out;
 }
 
@@ -242,9 +247,11 @@ inline std::string check_planned(const Engine& e, const Case& c, const KernelDat
 }
 
 /// Runs a kernel planned outside the selector's own device (another tuning, another cache size) on this
-/// device, check_planned() on every source of sources_for(c, true).
-inline std::string run_planned(const Engine& e, const Case& c, const KernelData& kd, size_t dst_off = 0, size_t src_off = 0) {
-  for (const std::vector<uint8_t>& src : sources_for(c, true, 3)) {
+/// device, check_planned() on every source of sources_for(c, true), or (`random_only`) on its random pass alone.
+inline std::string run_planned(const Engine& e, const Case& c, const KernelData& kd, size_t dst_off = 0, size_t src_off = 0,
+                               bool random_only = false) {
+  const uint64_t seed = 3;
+  for (const std::vector<uint8_t>& src : random_only ? std::vector<std::vector<uint8_t>>{random_source(c, seed)} : sources_for(c, true, seed)) {
     const std::string err = check_planned(e, c, kd, src, dst_off, src_off);
     if (!err.empty()) return kd.impl + ": " + err;
   }
