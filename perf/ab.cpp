@@ -26,6 +26,7 @@
 #include "clreorder/reference.hpp"
 #include "clreorder/reorder.hpp"
 #include "clreorder/runtime.hpp"
+#include "../tools/pocl_affinity.hpp"
 
 using namespace clreorder;
 
@@ -69,6 +70,7 @@ void add_param(Conversion& c, const std::string& text, const Dims& dims) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  clreorder_tools::pin_pocl_workers();  // before any OpenCL call (tools/pocl_affinity.hpp says why)
   std::string from, to, shape, dtype = "f32", to_dtype, impl, src_lo, src_hi, dst_lo, dst_hi;
   std::vector<std::string> variants, others, envs, options, params;
   std::vector<uint64_t> caches;

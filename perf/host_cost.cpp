@@ -17,6 +17,7 @@
 #include "clreorder/format.hpp"
 #include "clreorder/kernel_selector.hpp"
 #include "clreorder/reference.hpp"
+#include "../tools/pocl_affinity.hpp"
 #include "clreorder/reorder.hpp"
 #include "clreorder/runtime.hpp"
 
@@ -35,6 +36,7 @@ double now_us() {
 }  // namespace
 
 int main(int argc, char** argv) {
+  clreorder_tools::pin_pocl_workers();  // before any OpenCL call (tools/pocl_affinity.hpp says why)
   std::string from = "bfyx", to = "byxf", shape = "1,16,4,4", dtype = "f32", device;
   int blocks = 40, per_block = 100;
   CLI::App app("clreorder_host_cost: a cached reorder() call's host time, step by step", "clreorder_host_cost");

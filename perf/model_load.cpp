@@ -21,6 +21,7 @@
 #include "clreorder/format.hpp"
 #include "clreorder/reference.hpp"
 #include "clreorder/reorder.hpp"
+#include "../tools/pocl_affinity.hpp"
 
 using namespace clreorder;
 
@@ -40,6 +41,7 @@ std::vector<std::pair<Layout, Layout>> model() {
 }  // namespace
 
 int main(int argc, char** argv) {
+  clreorder_tools::pin_pocl_workers();  // before any OpenCL call (tools/pocl_affinity.hpp says why)
   std::string mode, policy = "background";
   bool settle = false;
   const std::map<std::string, CompilePolicy> policies = {

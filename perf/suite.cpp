@@ -26,6 +26,7 @@
 #include "clreorder/kernel_selector.hpp"
 #include "clreorder/reorder.hpp"
 #include "median.hpp"
+#include "../tools/pocl_affinity.hpp"
 #include "onednn.hpp"
 
 using namespace clreorder;
@@ -288,6 +289,7 @@ int run_impls(const Engine& engine, int runs, int repeat, const std::string& out
 }  // namespace
 
 int main(int argc, char** argv) {
+  clreorder_tools::pin_pocl_workers();  // before any OpenCL call (tools/pocl_affinity.hpp says why)
   int runs = 25, repeat = 3;
   bool views = false;
   std::string impl, out = ".", filter;

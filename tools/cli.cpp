@@ -54,6 +54,8 @@ Kernel cache: compiled kernels persist in CLREORDER_CACHE_DIR, else $XDG_CACHE_H
 ~/.cache/clreorder; CLREORDER_CACHE_DIR=off disables it.
 Environment: CLREORDER_DEVICE (index or name substring), CLREORDER_FORCE_IMPL (implementation name),
 CLREORDER_TUNING (cpu or gpu tiles, whatever the device), CLREORDER_INDEX_BITS (64 forces 64-bit indices).
+On PoCL this program pins the driver's worker threads to their cores (POCL_AFFINITY=1) unless POCL_AFFINITY
+is set: unpinned, both often shared one core, which halved the speeds it reports.
 Exit status: 0 done, 1 a --check that found a difference, 2 bad input or an error (one line on stderr).)";
 
 // One command's options, parsed by CLI11 and kept as text: numbers, lists, names and files are checked by the
