@@ -829,6 +829,22 @@ TiledPlan plan_on(const ReorderParams& p, Permutation perm) {
   if (!tp.a_src_dense && tuning_of(p.device) == Tuning::cpu &&
       tile_size(b.length(), std::max<int64_t>(cfg.min_b, cfg.tile / tile_size(a.length(), cfg.cap_a))) <= cfg.min_b)
     cfg.cap_a = std::max<int64_t>(cfg.cap_a, cfg.cap_a * 4 / wide_bytes);
+  // Where A's rows lie 2 KiB or more apart in the source (prefetches_rows(): bfyx -> byxf, yxfb -> bfyx), each
+  // row is a stream of its own, and a tile of 256 rows of 16 positions read more streams than a core's
+  // prefetchers follow, each for one line. CPU tiles then read at most kFarRows rows, and B takes a budget of
+  // 2048 4-byte elements (256 bytes of each row: 64 f32 positions). A hand-written AVX2 transpose showed the
+  // form (perf/clreorder_host_transpose, "strips"): 16 rows at a time ran at 0.92-1.06 of a streaming copy
+  // where 256 rows ran at 0.69. Measured with `clreorder bench` (PoCL, workers pinned, old and new alternated
+  // seven times, the median ratio to copy; NOTES, "Fewer source streams per tile"): bfyx -> byxf f32
+  // 8x256x56x56 1.22x, i8 1.22x, u8 -> f32 1.20x, bfyx -> bs_fs_yx_bsv32_fsv32 i8 1.12x; f16 0.96x, i64 1.01x,
+  // yxfb -> bfyx f32 0.94x (1.01x, 1.07x, 1.20x in an earlier round of five: noise). 16 rows, 64 rows or a
+  // 4096-element budget were no better. Only where A is longer than that (a blocked format's A is one block
+  // already: a longer B alone ran 0.89-1.03x there).
+  constexpr int64_t kFarRows = 32;
+  if (!tp.a_src_dense && !a.digits.empty() && prefetches_rows(p, a.digits.front().src_stride) && a.length() > kFarRows) {
+    cfg.cap_a = kFarRows;
+    cfg.tile = 2048 * 4 / wide_bytes;
+  }
   chunk(a, tile_size(a.length(), cfg.cap_a), grid);
   chunk(b, tile_size(b.length(), std::max<int64_t>(cfg.min_b, cfg.tile / a.length())), grid);
   // A row run's B of two digits (above): its outer one is cut to what the budget leaves.

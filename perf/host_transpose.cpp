@@ -1,10 +1,12 @@
 // What this machine's memory gives a transpose, without OpenCL: `bfyx -> byxf` f32 (each batch's C x P matrix
 // to P x C) written by hand in AVX2 on the host's threads, in the forms our tiled kernel uses (8 x 8 register
 // transposes of 16 channels, 64-byte destination lines, streaming stores, a prefetch two lines ahead along
-// each source row), against a streaming copy of the same bytes on the same threads. Rounds interleave the
-// copy and every form, caches evicted before each; a form's ratio is the median of its rounds' copy time over
-// its time, as `clreorder bench` reports a reorder's. If a hand-written form is no closer to the copy than
-// the generated kernel, the gap is the machine's, not the generator's (NOTES, "A transpose by hand").
+// each source row; and strips: 16 channels at a time along all positions, the form tiled's CPU tiles took
+// after it, with at most 32 rows), against a streaming copy of the same bytes on the same threads. Rounds
+// interleave the copy and every form, caches evicted before each; a form's ratio is the median of its rounds'
+// copy time over its time, as `clreorder bench` reports a reorder's. If a hand-written form is no closer to
+// the copy than the generated kernel, the gap is the machine's, not the generator's (NOTES, "A transpose by
+// hand", "Fewer source streams per tile").
 //   clreorder_host_transpose [--shape 8,256,3136] [--rounds 15] [--threads N]
 #include <immintrin.h>
 
@@ -88,6 +90,35 @@ CR_AVX2 void transpose_blocks(const Shape& s, const float* src, float* dst, int6
   if (Stream) _mm_sfence();
 }
 
+// Units [first, last) of 16 channels x 8 positions, numbered along each (batch, 16 channels) strip: a thread
+// walks its strips' positions in order, so the source is read as 16 sequential streams (where the blocks
+// above read 256 rows for one line each) and each destination line is written whole.
+template <bool Prefetch>
+CR_AVX2 void transpose_strips(const Shape& s, const float* src, float* dst, int64_t first, int64_t last) {
+  const int64_t per_strip = s.p / 8;
+  for (int64_t u = first; u < last; ++u) {
+    const int64_t strip = u / per_strip, p = (u % per_strip) * 8;
+    const int64_t b = strip / (s.c / 16), c = (strip % (s.c / 16)) * 16;
+    const float* sb = src + b * s.c * s.p + p;
+    float* db = dst + b * s.c * s.p + p * s.c;
+    __m256 r[2][8];
+    for (int g = 0; g < 2; ++g) {
+      for (int k = 0; k < 8; ++k) {
+        const float* row = sb + (c + g * 8 + k) * s.p;
+        if (Prefetch) _mm_prefetch(reinterpret_cast<const char*>(row + 64), _MM_HINT_T0);
+        r[g][k] = _mm256_loadu_ps(row);
+      }
+      transpose8(r[g]);
+    }
+    for (int k = 0; k < 8; ++k) {
+      float* out = db + k * s.c + c;
+      _mm256_stream_ps(out, r[0][k]);
+      _mm256_stream_ps(out + 8, r[1][k]);
+    }
+  }
+  _mm_sfence();
+}
+
 CR_AVX2 void copy_range(const float* src, float* dst, int64_t first, int64_t last) {
   for (int64_t i = first; i < last; i += 16) {
     _mm256_stream_ps(dst + i, _mm256_load_ps(src + i));
@@ -141,7 +172,7 @@ int main(int argc, char** argv) {
                          "at most 2^31 elements\n", static_cast<long long>(s.b), static_cast<long long>(s.c), static_cast<long long>(s.p));
     return 2;
   }
-  const int64_t n = s.b * s.c * s.p, blocks = n / s.c / 8;
+  const int64_t n = s.b * s.c * s.p, blocks = n / s.c / 8, units = n / 128;  // blocks of 8 positions; strips' 16 x 8 units
   Buffer src, dst;
   try {
     src = aligned_floats(n);
@@ -156,11 +187,14 @@ int main(int argc, char** argv) {
   struct Form {
     const char* name;
     void (*fn)(const Shape&, const float*, float*, int64_t, int64_t);
+    int64_t parts;  // what fn's [first, last) count: blocks or units
     std::vector<double> ms, ratio;
   };
-  std::vector<Form> forms{{"plain stores", transpose_blocks<false, false>, {}, {}},
-                          {"streaming stores", transpose_blocks<true, false>, {}, {}},
-                          {"streaming stores, prefetch 128 B ahead", transpose_blocks<true, true>, {}, {}}};
+  std::vector<Form> forms{{"plain stores", transpose_blocks<false, false>, blocks, {}, {}},
+                          {"streaming stores", transpose_blocks<true, false>, blocks, {}, {}},
+                          {"streaming stores, prefetch 128 B ahead", transpose_blocks<true, true>, blocks, {}, {}},
+                          {"strips of 16 channels, streaming", transpose_strips<false>, units, {}, {}},
+                          {"strips, streaming, prefetch 256 B ahead", transpose_strips<true>, units, {}, {}}};
   std::vector<double> copy_ms;
   auto evict_caches = [&] {
     for (size_t i = 0; i < evict.size(); i += 64) evict[i] = static_cast<char>(evict[i] + 1);
@@ -173,13 +207,13 @@ int main(int argc, char** argv) {
     }));
     for (Form& f : forms) {
       evict_caches();
-      f.ms.push_back(timed(threads, [&](int t, int k) { f.fn(s, src.get(), dst.get(), blocks * t / k, blocks * (t + 1) / k); }));
+      f.ms.push_back(timed(threads, [&](int t, int k) { f.fn(s, src.get(), dst.get(), f.parts * t / k, f.parts * (t + 1) / k); }));
       f.ratio.push_back(copy_ms.back() / f.ms.back());
     }
   }
   // Each form's result, computed once more on one thread, every element checked.
   for (Form& f : forms) {
-    f.fn(s, src.get(), dst.get(), 0, blocks);
+    f.fn(s, src.get(), dst.get(), 0, f.parts);
     for (int64_t b = 0; b < s.b; ++b)
       for (int64_t c = 0; c < s.c; ++c)
         for (int64_t p = 0; p < s.p; ++p)

@@ -70,6 +70,10 @@ std::vector<Sweep> sweep_cases() {
       {make_case(F("bfyx"), F("byxf"), {1, 16, 2, 128}, T::i64, T::i64), 1, 0},
       {make_case(F("bfyx"), F("b_fs_yx_fsv16"), {1, 20, 1, 512}, T::f32, T::f16), 0, 1},
       {make_case(F("b_fs_yx_fsv16"), F("byxf"), {1, 128, 8, 8}, T::f16, T::f16), 1, 0},  // row copies from 8 planes
+      // More such rows than kFarRows (impl_tiled.cpp): CPU tiles read 32 of them at a time along a longer B
+      // (64 channels: two chunks of A; 520 positions: chunks of B of 40, no power of two). The smallest such
+      // tensor of 4-byte elements: other types take the same code with other lengths (host.format checks them).
+      {make_case(F("bfyx"), F("byxf"), {1, 64, 2, 260}, T::f32, T::f32), 1, 2},
       // Scalar loops whose source rows (9 floats) are under a line: CPU tiles walk the input channel innermost,
       // and prefetch the rows, 2304 bytes apart.
       {make_case(F("oiyx"), F("i_yxs_os_yxsv2_osv16"), {32, 64, 3, 3}, T::f32, T::f32), 1, 1},
@@ -327,6 +331,8 @@ TEST(Sweep, EveryImplementationInBothTunings) {
   int long_a = 0;
   // CPU-tuned kernels that prefetch their source rows, per implementation.
   std::map<std::string, int> prefetching;
+  // CPU-tuned transposes reading 32 rows 2 KiB or more apart at a time (A cut to kFarRows, plan_on()).
+  int far_rows = 0;
   // CPU-tuned tiled kernels written for g_ok known true and known false (a grid with padding).
   int split = 0;
   // tiled's transposes that leave a tail of B's columns to scalar loops after them, per tuning.
@@ -352,6 +358,7 @@ TEST(Sweep, EveryImplementationInBothTunings) {
           if (const std::string form = two_digit_rows(code); !form.empty()) ++two_digit[form];
           long_a += std::string(tuning) == "cpu" && transpose_a_length(code) > 256;
           if (code.find("CR_PREFETCH(src + ") != std::string::npos) ++prefetching[impl->name()];
+          far_rows += std::string(tuning) == "cpu" && transpose_a_length(code) == 32 && code.find("CR_PREFETCH(src + ") != std::string::npos;
           split += code.find("#define CR_GRID_SPLIT 1") != std::string::npos;
           b_tails[tuning] += transpose_a_length(code) > 0 && scalar_b_tail(code);
           b_real[tuning] += steps_from_real_column(code);
@@ -364,6 +371,7 @@ TEST(Sweep, EveryImplementationInBothTunings) {
   for (const char* form : {"inside", "outside"})
     EXPECT_GT(two_digit[form], 0) << "no tiled row copy with B's digit continuing A in the source " << form;
   EXPECT_GT(long_a, 0) << "no CPU-tuned transpose with A over 256 elements";
+  EXPECT_GT(far_rows, 0) << "no CPU-tuned transpose reading 32 rows pages apart at a time";
   for (const char* impl : {"tiled", "staged", "lanes"}) EXPECT_GT(prefetching[impl], 0) << "no " << impl << " kernel prefetching its source rows";
   EXPECT_GT(split, 0) << "no tiled kernel written for both values of g_ok";
   for (const char* tuning : {"cpu", "gpu"}) {
@@ -382,6 +390,7 @@ TEST(Sweep, EveryImplementationInBothTunings) {
   for (const auto& [form, count] : two_digit)
     std::printf("sweep: tiled's row copies, B's digit continuing A in the source %s: %d kernels\n", form.c_str(), count);
   std::printf("sweep: CPU-tuned transposes with A over 256 elements: %d kernels\n", long_a);
+  std::printf("sweep: CPU-tuned transposes reading 32 rows pages apart at a time: %d kernels\n", far_rows);
   std::printf("sweep: CPU-tuned tiled kernels written for both values of g_ok: %d\n", split);
   for (const auto& [tuning, count] : b_tails) std::printf("sweep: tiled transposes with a scalar tail of B, %s tuning: %d kernels\n", tuning.c_str(), count);
   for (const auto& [tuning, count] : b_real)

@@ -414,6 +414,40 @@ TEST(Generated, NarrowTransposesWalkKiBRowsWhereBIsAtItsFloor) {
   }
 }
 
+// CPU tiles of transposes whose source rows lie 2 KiB or more apart read at most 32 of them at a time (kFarRows)
+// along 256 bytes of each (B of 64 f32, 256 i8, 32 i64 positions: 2048 4-byte elements a tile), where A would be
+// longer; A stays as it was where its rows lie closer (1 KiB), where it is no longer (a block of 16 channels),
+// and in the GPU tuning.
+TEST(Generated, TransposesReadAtMost32RowsPagesApart) {
+  struct Pair {
+    const char *from, *to;
+    Dims shape;
+    DataType src, dst;
+    const char* tuning;
+    int64_t a, b;  // A's and B's length in the tile; 0: not checked
+  };
+  using T = DataType;
+  const Pair pairs[] = {{"bfyx", "byxf", {8, 256, 56, 56}, T::f32, T::f32, "cpu", 32, 64},
+                        {"bfyx", "byxf", {8, 64, 112, 112}, T::i8, T::i8, "cpu", 32, 256},
+                        {"bfyx", "byxf", {8, 64, 112, 112}, T::u8, T::f32, "cpu", 32, 64},
+                        {"bfyx", "byxf", {4, 64, 56, 56}, T::i64, T::i64, "cpu", 32, 32},
+                        {"bfyx", "byxf", {1, 256, 16, 16}, T::f32, T::f32, "cpu", 256, 0},  // rows 1 KiB apart
+                        {"bfyx", "b_fs_yx_fsv16", {8, 256, 56, 56}, T::f32, T::f32, "cpu", 16, 0},
+                        {"bfyx", "byxf", {8, 256, 56, 56}, T::f32, T::f32, "gpu", 8, 0}};
+  static const std::regex b_loop(R"(for \(IDX_T ib = 0; ib < (\d+);)");
+  for (const Pair& c : pairs) {
+    const Layout src(format_from_name(c.from), c.src, c.shape), dst(format_from_name(c.to), c.dst, c.shape);
+    const std::string label = src.describe() + " -> " + dst.describe() + ", " + c.tuning + " tuning";
+    const std::string code = plan_reorder(tuned_device(c.tuning), src, dst, "tiled").source.code;
+    EXPECT_EQ(transpose_a_length(code), c.a) << label << "\n" << code;
+    std::smatch m;
+    if (c.b) {
+      ASSERT_TRUE(std::regex_search(code, m, b_loop)) << label;
+      EXPECT_EQ(std::stoll(m[1]), c.b) << label;
+    }
+  }
+}
+
 // CPU-tuned transposes prefetch their source rows where those lie 2 KiB or more apart (prefetches_rows()): tiled
 // once per 64-byte line where a step reads less (8- and 16-bit rows of 16 and 8), every step where it reads a line
 // or more, each hint beside its row's load and under its conditions; staged and lanes before each row's first
@@ -436,8 +470,9 @@ TEST(Generated, TransposesPrefetchSourceRowsPagesApart) {
                         {"bfyx", "fs_b_yx_fsv32", {8, 64, 56, 56}, T::f16, T::f16, "tiled", "cpu", each_line},
                         {"bfyx", "byxf", {4, 64, 56, 56}, T::i64, T::i64, "tiled", "cpu", each_step},
                         {"bfyx", "b_fs_yx_fsv16", {1, 20, 32, 32}, T::f32, T::f16, "tiled", "cpu", each_step},
-                        // y and x one digit of both (no axis of its own), 8 KiB apart; steps unrolled for 4 KiB.
-                        {"yxfb", "bfyx", {32, 64, 28, 28}, T::f32, T::f32, "tiled", "cpu", each_line},
+                        // y and x one digit of both (no axis of its own), 8 KiB apart; 16 of them a tile (its
+                        // rows far apart: kFarRows), each step of 16 a line.
+                        {"yxfb", "bfyx", {32, 64, 28, 28}, T::f32, T::f32, "tiled", "cpu", each_step},
                         {"oiyx", "os_is_yx_isv16_osv16", {256, 256, 3, 3}, T::f32, T::f32, "staged", "cpu", each_row},
                         {"oiyx", "os_is_yx_osv32_isv4_swizzled_by_2", {256, 256, 3, 3}, T::i8, T::i8, "lanes", "cpu", each_row},
                         {"bfyx", "byxf", {1, 16, 16, 16}, T::f32, T::f32, "tiled", "cpu", nullptr},  // rows 1 KiB apart
