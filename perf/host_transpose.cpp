@@ -56,65 +56,55 @@ CR_AVX2 inline void transpose8(__m256 r[8]) {
   r[7] = _mm256_permute2f128_ps(s3, s7, 0x31);
 }
 
+// 16 channels x 8 positions: 8 floats of each of 16 source rows (s.p apart) from `row0`, as two 8 x 8
+// transposes, into 8 destination rows of 16 floats (one 64-byte line each, s.c apart) from `out0`; with
+// `ahead`, a prefetch that many floats on along each source row.
+template <bool Stream>
+CR_AVX2 inline void transpose_16x8(const Shape& s, const float* row0, float* out0, int64_t ahead) {
+  __m256 r[2][8];
+  for (int g = 0; g < 2; ++g) {
+    for (int k = 0; k < 8; ++k) {
+      const float* row = row0 + (g * 8 + k) * s.p;
+      if (ahead) _mm_prefetch(reinterpret_cast<const char*>(row + ahead), _MM_HINT_T0);
+      r[g][k] = _mm256_loadu_ps(row);
+    }
+    transpose8(r[g]);
+  }
+  for (int k = 0; k < 8; ++k) {
+    float* out = out0 + k * s.c;
+    if (Stream) {
+      _mm256_stream_ps(out, r[0][k]);
+      _mm256_stream_ps(out + 8, r[1][k]);
+    } else {
+      _mm256_storeu_ps(out, r[0][k]);
+      _mm256_storeu_ps(out + 8, r[1][k]);
+    }
+  }
+}
+
 // Blocks [first, last) of 8 positions (all batches' blocks in one numbering): for each block, every 16
-// channels as two 8 x 8 transposes, each destination row's 16 floats (one 64-byte line) stored at once.
+// channels in turn, so a block reads all the channels' rows for half a line each.
 template <bool Stream, bool Prefetch>
 CR_AVX2 void transpose_blocks(const Shape& s, const float* src, float* dst, int64_t first, int64_t last) {
   const int64_t per_batch = s.p / 8;
   for (int64_t blk = first; blk < last; ++blk) {
     const int64_t b = blk / per_batch, p = (blk % per_batch) * 8;
-    const float* sb = src + b * s.c * s.p + p;
-    float* db = dst + b * s.c * s.p + p * s.c;
-    for (int64_t c = 0; c < s.c; c += 16) {
-      __m256 r[2][8];
-      for (int g = 0; g < 2; ++g) {
-        for (int k = 0; k < 8; ++k) {
-          const float* row = sb + (c + g * 8 + k) * s.p;
-          if (Prefetch) _mm_prefetch(reinterpret_cast<const char*>(row + 32), _MM_HINT_T0);
-          r[g][k] = _mm256_loadu_ps(row);
-        }
-        transpose8(r[g]);
-      }
-      for (int k = 0; k < 8; ++k) {
-        float* out = db + k * s.c + c;
-        if (Stream) {
-          _mm256_stream_ps(out, r[0][k]);
-          _mm256_stream_ps(out + 8, r[1][k]);
-        } else {
-          _mm256_storeu_ps(out, r[0][k]);
-          _mm256_storeu_ps(out + 8, r[1][k]);
-        }
-      }
-    }
+    for (int64_t c = 0; c < s.c; c += 16)
+      transpose_16x8<Stream>(s, src + (b * s.c + c) * s.p + p, dst + (b * s.p + p) * s.c + c, Prefetch ? 32 : 0);
   }
   if (Stream) _mm_sfence();
 }
 
 // Units [first, last) of 16 channels x 8 positions, numbered along each (batch, 16 channels) strip: a thread
 // walks its strips' positions in order, so the source is read as 16 sequential streams (where the blocks
-// above read 256 rows for one line each) and each destination line is written whole.
+// above read all the channels' rows for half a line each) and each destination line is written whole.
 template <bool Prefetch>
 CR_AVX2 void transpose_strips(const Shape& s, const float* src, float* dst, int64_t first, int64_t last) {
   const int64_t per_strip = s.p / 8;
   for (int64_t u = first; u < last; ++u) {
     const int64_t strip = u / per_strip, p = (u % per_strip) * 8;
     const int64_t b = strip / (s.c / 16), c = (strip % (s.c / 16)) * 16;
-    const float* sb = src + b * s.c * s.p + p;
-    float* db = dst + b * s.c * s.p + p * s.c;
-    __m256 r[2][8];
-    for (int g = 0; g < 2; ++g) {
-      for (int k = 0; k < 8; ++k) {
-        const float* row = sb + (c + g * 8 + k) * s.p;
-        if (Prefetch) _mm_prefetch(reinterpret_cast<const char*>(row + 64), _MM_HINT_T0);
-        r[g][k] = _mm256_loadu_ps(row);
-      }
-      transpose8(r[g]);
-    }
-    for (int k = 0; k < 8; ++k) {
-      float* out = db + k * s.c + c;
-      _mm256_stream_ps(out, r[0][k]);
-      _mm256_stream_ps(out + 8, r[1][k]);
-    }
+    transpose_16x8<true>(s, src + (b * s.c + c) * s.p + p, dst + (b * s.p + p) * s.c + c, Prefetch ? 64 : 0);
   }
   _mm_sfence();
 }
