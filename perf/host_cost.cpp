@@ -17,9 +17,9 @@
 #include "clreorder/format.hpp"
 #include "clreorder/kernel_selector.hpp"
 #include "clreorder/reference.hpp"
-#include "../tools/pocl_affinity.hpp"
 #include "clreorder/reorder.hpp"
 #include "clreorder/runtime.hpp"
+#include "../tools/pocl_affinity.hpp"
 
 #include "median.hpp"
 

@@ -408,7 +408,8 @@ int main(int argc, char** argv) {
     std::filesystem::create_directories(out, ec);
     const char* affinity = std::getenv("POCL_AFFINITY");  // pin_pocl_workers() set it unless the caller had
     std::string md_text = std::string("Device: ") + engine.info().platform + " / " + engine.info().name +
-                          " (POCL_AFFINITY=" + (affinity ? affinity : "unset") + ")" + "; each case: the median-ratio repeat of " + std::to_string(repeat) + ", each the median of " +
+                          " (POCL_AFFINITY=" + (affinity ? affinity : "unset") + "); each case: the median-ratio repeat of " +
+                          std::to_string(repeat) + ", each the median of " +
                           std::to_string(runs) + " rounds' ratios (a round: the reorder, then both copies); " +
                           "times and GB/s: medians of the rounds. " +
                           (engine.info().cache_from_host ? "The device reports no cache; the host's is a " : "The device reports a ") +

@@ -2,11 +2,12 @@
 // library inside someone else's process leaves its environment alone.
 //
 // Why: PoCL's CPU driver starts one worker thread per core and lets the scheduler place them. On this
-// project's 2-vCPU hosts about half of all processes ran both workers on one core for their whole life (the
-// scheduler wakes a worker beside the thread that woke it): the copy kernel of 6.4 MB then ran at 24-25 GB/s
-// instead of 42-47, reorders likewise, so a benchmark's absolute figures, and its ratios where a case is
-// bound by something else than the copy is, depended on the process (NOTES, "PoCL's workers on one core").
-// POCL_AFFINITY=1 (PoCL's own switch) pins worker i to CPU i: 6 of 6 processes then ran at 42-48 GB/s.
+// project's 2-vCPU hosts about half of all `clreorder bench` processes ran both workers on one core throughout
+// (likely the scheduler placing a woken worker beside the thread that woke it), and in a longer process the
+// placement changed from one stretch to the next: the copy kernel of 6.4 MB then ran at 24-25 GB/s instead of
+// 42-47, reorders likewise, so a benchmark's figures, and its ratios where a case is bound by something else
+// than the copy is, depended on the process (NOTES, "PoCL's workers on one core"). POCL_AFFINITY=1 (PoCL's
+// own switch) pins worker i to CPU i: 6 of 6 processes then ran at 42-48 GB/s.
 #pragma once
 
 #include <cstdlib>
@@ -20,8 +21,8 @@ namespace clreorder_tools {
 
 /// Sets POCL_AFFINITY=1 for this process unless it is set already (a caller's 0 keeps the scheduler's
 /// placement), where pinning worker i to CPU i is valid: Linux, and the process may run on exactly CPUs
-/// 0..n-1 of n online ones (PoCL starts a worker per online CPU, and a worker pinned outside the process's
-/// CPUs would fail). Call before the first OpenCL call, while the process has one thread: PoCL reads it when
+/// 0..n-1 of n online ones (PoCL starts a worker per online CPU by default, and a worker pinned outside the
+/// process's CPUs would fail). Call before the first OpenCL call, while the process has one thread: PoCL reads it when
 /// its workers start, and setenv() is not safe beside other threads.
 inline void pin_pocl_workers() {
 #if defined(__linux__)
