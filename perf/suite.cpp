@@ -34,6 +34,14 @@ using namespace clreorder;
 
 namespace {
 
+// The device and how PoCL placed its workers (pin_pocl_workers() set POCL_AFFINITY unless the caller had), as
+// each table's header names them.
+std::string device_line(const Engine& engine) {
+  const char* affinity = std::getenv("POCL_AFFINITY");
+  return std::string("Device: ") + engine.info().platform + " / " + engine.info().name + " (POCL_AFFINITY=" +
+         (affinity ? affinity : "unset") + ")";
+}
+
 // Results are the point of a run: a file that cannot be written is an error, not a silent loss.
 void write_file(const std::string& path, const std::string& text) {
   std::ofstream f(path);
@@ -406,10 +414,8 @@ int main(int argc, char** argv) {
     std::printf("%s", summary);
     std::error_code ec;
     std::filesystem::create_directories(out, ec);
-    const char* affinity = std::getenv("POCL_AFFINITY");  // pin_pocl_workers() set it unless the caller had
-    std::string md_text = std::string("Device: ") + engine.info().platform + " / " + engine.info().name +
-                          " (POCL_AFFINITY=" + (affinity ? affinity : "unset") + "); each case: the median-ratio repeat of " +
-                          std::to_string(repeat) + ", each the median of " +
+    std::string md_text = device_line(engine) + "; each case: the median-ratio repeat of " + std::to_string(repeat) +
+                          ", each the median of " +
                           std::to_string(runs) + " rounds' ratios (a round: the reorder, then both copies); " +
                           "times and GB/s: medians of the rounds. " +
                           (engine.info().cache_from_host ? "The device reports no cache; the host's is a " : "The device reports a ") +
@@ -435,8 +441,7 @@ void write_paired(const Engine& engine, const std::string& out, const std::strin
   std::printf("%s", summary.c_str());
   std::error_code ec;
   std::filesystem::create_directories(out, ec);
-  write_file(out + "/" + name + ".md", std::string("Device: ") + engine.info().platform + " / " + engine.info().name +
-                                           "; each case: the median-ratio repeat of " + std::to_string(repeat) +
+  write_file(out + "/" + name + ".md", device_line(engine) + "; each case: the median-ratio repeat of " + std::to_string(repeat) +
                                            ", each the median of " + std::to_string(runs) + " rounds' ratios, " + pair +
                                            " interleaved.\n\n" + md + summary);
   write_file(out + "/" + name + ".csv", csv);
