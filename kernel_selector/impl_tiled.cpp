@@ -819,16 +819,6 @@ TiledPlan plan_on(const ReorderParams& p, Permutation perm) {
       }
     }
   }
-  // A transpose whose B is cut to its floor (min_b: 16 of a pixel's channels, for example) keeps rows of A
-  // of 1 KiB in CPU tiles, as 4-byte elements have them, instead of 256 elements: 8- and 16-bit tiles were
-  // a quarter and a half of a 4-byte tile's bytes. Measured on PoCL (perf/clreorder_ab, caches evicted; NOTES,
-  // "A's rows in bytes where B is at its floor"): 0.78-0.99x the time over 8- and 16-bit transposes out of
-  // byxf, bzyxf, b_fs_yx_fsv16/32 and fs_b_yx_fsv32 (byxf -> bfyx u8 16x64x224x224 0.77x). Not where B is
-  // longer than its floor: the longer A would cut B, and bs_fs_yx_bsv32_fsv32 -> bfyx i8 took 1.5-1.6x (B
-  // from 32 to 16 of a 32-byte source row). Not for 8-byte elements (128 elements: 0.99-1.05x).
-  if (!tp.a_src_dense && tuning_of(p.device) == Tuning::cpu &&
-      tile_size(b.length(), std::max<int64_t>(cfg.min_b, cfg.tile / tile_size(a.length(), cfg.cap_a))) <= cfg.min_b)
-    cfg.cap_a = std::max<int64_t>(cfg.cap_a, cfg.cap_a * 4 / wide_bytes);
   // Where A's rows lie 2 KiB or more apart in the source (prefetches_rows(): bfyx -> byxf, yxfb -> bfyx), each
   // row is a stream of its own, and a tile of 256 rows of 16 positions read more streams than a core's
   // prefetchers follow, each for one line. CPU tiles then read at most kFarRows rows, and B takes a budget of
@@ -840,10 +830,20 @@ TiledPlan plan_on(const ReorderParams& p, Permutation perm) {
   // yxfb -> bfyx f32 0.94x (1.01x, 1.07x, 1.20x in an earlier round of five: noise). 16 rows, 64 rows or a
   // 4096-element budget were no better. Only where A is longer than that (a blocked format's A is one block
   // already: a longer B alone ran 0.89-1.03x there).
+  // Otherwise a transpose whose B is cut to its floor (min_b: 16 of a pixel's channels, for example) keeps rows of A
+  // of 1 KiB in CPU tiles, as 4-byte elements have them, instead of 256 elements: 8- and 16-bit tiles were
+  // a quarter and a half of a 4-byte tile's bytes. Measured on PoCL (perf/clreorder_ab, caches evicted; NOTES,
+  // "A's rows in bytes where B is at its floor"): 0.78-0.99x the time over 8- and 16-bit transposes out of
+  // byxf, bzyxf, b_fs_yx_fsv16/32 and fs_b_yx_fsv32 (byxf -> bfyx u8 16x64x224x224 0.77x). Not where B is
+  // longer than its floor: the longer A would cut B, and bs_fs_yx_bsv32_fsv32 -> bfyx i8 took 1.5-1.6x (B
+  // from 32 to 16 of a 32-byte source row). Not for 8-byte elements (128 elements: 0.99-1.05x).
   constexpr int64_t kFarRows = 32;
-  if (!tp.a_src_dense && !a.digits.empty() && prefetches_rows(p, a.digits.front().src_stride) && a.length() > kFarRows) {
+  if (!tp.a_src_dense && prefetches_rows(p, a.digits.front().src_stride) && a.length() > kFarRows) {
     cfg.cap_a = kFarRows;
     cfg.tile = 2048 * 4 / wide_bytes;
+  } else if (!tp.a_src_dense && tuning_of(p.device) == Tuning::cpu &&
+             tile_size(b.length(), std::max<int64_t>(cfg.min_b, cfg.tile / tile_size(a.length(), cfg.cap_a))) <= cfg.min_b) {
+    cfg.cap_a = std::max<int64_t>(cfg.cap_a, cfg.cap_a * 4 / wide_bytes);
   }
   chunk(a, tile_size(a.length(), cfg.cap_a), grid);
   chunk(b, tile_size(b.length(), std::max<int64_t>(cfg.min_b, cfg.tile / a.length())), grid);
