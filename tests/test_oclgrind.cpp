@@ -357,11 +357,13 @@ TEST(Sweep, EveryImplementationInBothTunings) {
             for (const auto& [mark, form] : edge_forms)
               if (where == mark) ++edge_steps[std::string(tuning) + " tuning, " + form];
           if (const std::string form = two_digit_rows(code); !form.empty()) ++two_digit[form];
-          long_a += std::string(tuning) == "cpu" && transpose_a_length(code) > 256;
-          if (code.find("CR_PREFETCH(src + ") != std::string::npos) ++prefetching[impl->name()];
-          far_rows += std::string(tuning) == "cpu" && transpose_a_length(code) == 32 && code.find("CR_PREFETCH(src + ") != std::string::npos;
+          const int64_t a_len = transpose_a_length(code);  // 0: not a transpose
+          const bool cpu = std::string(tuning) == "cpu", prefetches = code.find("CR_PREFETCH(src + ") != std::string::npos;
+          long_a += cpu && a_len > 256;
+          if (prefetches) ++prefetching[impl->name()];
+          far_rows += cpu && a_len == 32 && prefetches;
           split += code.find("#define CR_GRID_SPLIT 1") != std::string::npos;
-          b_tails[tuning] += transpose_a_length(code) > 0 && scalar_b_tail(code);
+          b_tails[tuning] += a_len > 0 && scalar_b_tail(code);
           b_real[tuning] += steps_from_real_column(code);
           planned.push_back({&s, std::move(kd), std::string(tuning) + " tuning, cache " + std::to_string(cache)});
           ++per_impl[impl->name()];
