@@ -295,7 +295,8 @@ std::vector<std::string> scalar_loops(const ReorderParams& p, const Permutation&
 
 // Width of the register transpose: V x V blocks need V | |A| and V | |B|, masks that act on whole rows
 // (axes of A) or whole columns (axes of B), and no A axis that overshoots the destination (that would
-// need partial stores). `bytes`: the size of a transposed (destination) element.
+// need partial stores). `bytes`: the size of a transposed (destination) element; `nibble_src`: a u4 or i4
+// source.
 // With `b_main` and `b_lo` given, the transposes may cover part of B, scalar loops the rest (never for 4-bit
 // types or compensation sums: plan_on()). Where B is one digit spanning a destination axis with lower padding
 // (an image padded in x), they take the real columns from the first one, *b_lo, *b_main of them (the most a V
@@ -305,8 +306,8 @@ std::vector<std::string> scalar_loops(const ReorderParams& p, const Permutation&
 // "Padded destinations: steps from the first real column"). Else where no width divides |B|, B's first
 // *b_main columns, the most such a V covers (rows of 9 or 10 elements: 3 x 3 weights' yx,
 // i_yxs_os_yxsv2_osv16's pairs of them padded to 10: 0.75-0.83x the all-scalar time).
-int vector_width(const Run& a, const Run& b, const Permutation& perm, int64_t bytes, int64_t* b_main = nullptr,
-                 int64_t* b_lo = nullptr) {
+int vector_width(const Run& a, const Run& b, const Permutation& perm, int64_t bytes, bool nibble_src,
+                 int64_t* b_main = nullptr, int64_t* b_lo = nullptr) {
   for (int ax : masked_axes(perm, a, b)) {
     if (a.has_axis(ax) && b.has_axis(ax)) return 1;
     if (a.has_axis(ax) && perm.axes[static_cast<size_t>(ax)].check_write) return 1;
@@ -317,7 +318,13 @@ int vector_width(const Run& a, const Run& b, const Permutation& perm, int64_t by
   // 8-wide's time, bfyx -> b_fs_yx_fsv16 0.78-0.94x); 8-wide when A's inner run is longer (fs_b_yx_fsv32 ->
   // bfyx 0.82-0.94x of 4-wide's, bfyx -> byxf 0.85-1.01x), but never vectors under 16 bytes (i8
   // b_fs_yx_fsv16 -> bfyx: 4-wide took 1.7x as long as 16-wide) or over 64 (i64 16-wide: 1.4-2x of 8-wide).
-  int64_t widest = a.digits.front().extent <= 16 ? 16 : std::max<int64_t>(8, 16 / bytes);
+  // 16-bit elements 16-wide there too (32-byte vectors, as f32's 8-wide; 16-byte ones before): `clreorder
+  // bench`, 8-wide and 16-wide alternated nine times (PoCL, workers pinned; NOTES, "16-bit transposes
+  // 16-wide"), ran 1.03-1.21x as fast over eleven 16-bit transposes (bfyx <-> byxf f16 and bf16, yxfb,
+  // 5-D, fs_b_yx_fsv32, bsv16/bsv32 blocks, f32 -> f16, os_iyx_osv32__ai32), but from an i4 source (16
+  // nibbles unpacked a row) 0.77x: not there.
+  const bool wide16 = bytes == 1 || (bytes == 2 && !nibble_src);
+  int64_t widest = a.digits.front().extent <= 16 || wide16 ? 16 : 8;
   widest = std::min<int64_t>(widest, std::max<int64_t>(4, 64 / bytes));
   // The most of `n` columns a V covers, the widest V of those, or 1.
   auto covering = [&](int64_t n, int64_t* covered) {
@@ -530,10 +537,11 @@ std::vector<std::string> transpose_loops(const ReorderParams& p, const Permutati
   // at other strides took 0.58-0.96x (8x64x112x112, 8x64x80x128, 1x64x32x60x60) and 8 columns (16- and
   // 32-bit destinations) at such strides 0.77-1.11x (byxf -> bfyx f16 4x256x64x64 and 4x128x128x128, f32
   // 2x256x64x64, u8 -> f32 8x64x64x64, bfyx -> byxf f32 2x1024x28x28). So those 16-column transposes keep
-  // plain stores.
+  // plain stores. Not 16 columns of 16-bit elements (vector_width()): byxf -> bfyx f16 32x256x64x64 took
+  // 0.96x the 8-column streamed time streamed, 1.6x with plain stores (`clreorder bench`, three alternations).
   const int64_t elem_bytes = static_cast<int64_t>(unit_bytes(p.dst.data_type())), row_bytes = elem_bytes * vec;
   const bool set_aliased = !b.digits.empty() && b.digits.front().dst_stride * elem_bytes % 4096 == 0;
-  if (set_aliased && vec >= 16) align.streams = false;
+  if (set_aliased && vec >= 16 && elem_bytes == 1) align.streams = false;
   int64_t unroll = 1;
   if (tuning_of(p.device) == Tuning::cpu && !ts.present && !keep && !is_nibble(p.dst.data_type()) && row_bytes < 64 &&
       (align.streams || set_aliased) && a.length() % (64 / row_bytes * vec) == 0)
@@ -875,7 +883,7 @@ TiledPlan plan_on(const ReorderParams& p, Permutation perm) {
   if (nib_dst && (p.conversion.padding != Padding::zero || p.conversion.compensation.present()))
     tp.vec = 1;
   else if (!tp.a_src_dense && !b.digits.empty() && whole_bytes(a) &&
-           (tp.vec = vector_width(a, b, tp.perm, static_cast<int64_t>(unit_bytes(p.dst.data_type())),
+           (tp.vec = vector_width(a, b, tp.perm, static_cast<int64_t>(unit_bytes(p.dst.data_type())), nib_src,
                                   nib_dst || nib_src || p.conversion.compensation.present() ? nullptr : &tp.b_main, &tp.b_lo)) > 1) {
     tp.form = TiledPlan::Form::transpose;
     if (tp.b_main == 0) tp.b_main = b.length();  // V divides |B|: the transposes take all of it

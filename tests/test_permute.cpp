@@ -448,6 +448,38 @@ TEST(Generated, TransposesReadAtMost32RowsPagesApart) {
   }
 }
 
+// Transposes whose A is longer than a 16-element block step 16 columns of 8- and 16-bit elements at a time (32-byte
+// vectors of 16-bit ones, as f32's 8 columns), 8 of 32- and 64-bit ones, and 8 of 16-bit ones unpacked from u4
+// or i4 (vector_width()); the first row's vector type says which.
+TEST(Generated, SixteenBitTransposesStepSixteenColumns) {
+  struct Pair {
+    const char *from, *to;
+    Dims shape;
+    DataType src, dst;
+    int columns;
+  };
+  using T = DataType;
+  const Pair pairs[] = {{"bfyx", "byxf", {8, 128, 56, 56}, T::f16, T::f16, 16},
+                        {"byxf", "bfyx", {8, 128, 56, 56}, T::bf16, T::bf16, 16},
+                        {"bfyx", "yxfb", {32, 64, 28, 28}, T::u16, T::u16, 16},
+                        {"bfyx", "byxf", {8, 128, 56, 56}, T::f32, T::f16, 16},
+                        {"bfyx", "byxf", {8, 64, 112, 112}, T::i8, T::i8, 16},
+                        {"bfyx", "byxf", {8, 256, 56, 56}, T::f32, T::f32, 8},
+                        {"byxf", "bfyx", {8, 128, 56, 56}, T::f16, T::f32, 8},
+                        {"bfyx", "byxf", {4, 64, 56, 56}, T::i64, T::i64, 8},
+                        {"b_fs_yx_fsv16", "bfyx", {8, 64, 56, 56}, T::i4, T::f16, 8}};
+  static const std::regex first_row(R"(const [a-z]+(\d+) r0(_0)? = )");
+  for (const Pair& c : pairs) {
+    const Layout src(format_from_name(c.from), c.src, c.shape), dst(format_from_name(c.to), c.dst, c.shape);
+    const std::string label = src.describe() + " -> " + dst.describe();
+    const std::string code = plan_reorder(tuned_device("cpu"), src, dst, "tiled").source.code;
+    ASSERT_GT(transpose_a_length(code), 16) << label << ": not a transpose with A past one block";
+    std::smatch m;
+    ASSERT_TRUE(std::regex_search(code, m, first_row)) << label << "\n" << code;
+    EXPECT_EQ(std::stoi(m[1]), c.columns) << label;
+  }
+}
+
 // CPU-tuned transposes prefetch their source rows where those lie 2 KiB or more apart (prefetches_rows()): tiled
 // once per 64-byte line where a step reads less (8- and 16-bit rows of 16 and 8), every step where it reads a line
 // or more, each hint beside its row's load and under its conditions; staged and lanes before each row's first
