@@ -844,12 +844,17 @@ TiledPlan plan_on(const ReorderParams& p, Permutation perm) {
   // "A's rows in bytes where B is at its floor"): 0.78-0.99x the time over 8- and 16-bit transposes out of
   // byxf, bzyxf, b_fs_yx_fsv16/32 and fs_b_yx_fsv32 (byxf -> bfyx u8 16x64x224x224 0.77x). Not where B is
   // longer than its floor: the longer A would cut B, and bs_fs_yx_bsv32_fsv32 -> bfyx i8 took 1.5-1.6x (B
-  // from 32 to 16 of a 32-byte source row). Not for 8-byte elements (128 elements: 0.99-1.05x).
+  // from 32 to 16 of a 32-byte source row). Not for 8-byte elements (128 elements: 0.99-1.05x). Nor where B
+  // holds two digits (nested blocks: bs_fs_yx_bsv32_fsv32's 32 x 32), which chunk() never cuts: B keeps its
+  // whole length, and the longer A only made tiles of up to 800 KB and grids of 8 work-items (bsv32_fsv32 ->
+  // bfyx i8 32x64x56x56, one work-group for two cores). Without it (`clreorder bench`, alternated seven
+  // times): that case 1.87x as fast, bs_fs_yx_bsv32_fsv16 -> bfyx f16 1.04x, bs_fs_yx_bsv16_fsv16 -> bfyx f16
+  // 0.98x and 1.12x in two rounds.
   constexpr int64_t kFarRows = 32;
   if (!tp.a_src_dense && prefetches_rows(p, a.digits.front().src_stride) && a.length() > kFarRows) {
     cfg.cap_a = kFarRows;
     cfg.tile = 2048 * 4 / wide_bytes;
-  } else if (!tp.a_src_dense && tuning_of(p.device) == Tuning::cpu &&
+  } else if (!tp.a_src_dense && tuning_of(p.device) == Tuning::cpu && b.digits.size() == 1 &&
              tile_size(b.length(), std::max<int64_t>(cfg.min_b, cfg.tile / tile_size(a.length(), cfg.cap_a))) <= cfg.min_b) {
     cfg.cap_a = std::max<int64_t>(cfg.cap_a, cfg.cap_a * 4 / wide_bytes);
   }

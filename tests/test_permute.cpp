@@ -385,7 +385,8 @@ TEST(Generated, StreamingPaysPastAQuarterOfTheCache) {
 
 // CPU tiles of 8- and 16-bit transposes whose B is at its floor (a pixel's 16 of 32 channels) walk rows of A
 // of 1 KiB, as 4-byte elements do, not of 256 elements; A stays as it was where the longer row would cut
-// B (bs_fs_yx_bsv32_fsv32's 32-byte source rows), for 4- and 8-byte elements and in the GPU tuning.
+// B (bs_fs_yx_bsv32_fsv32's 32-byte source rows), where B holds two digits (chunk() cuts none of those), for
+// 4- and 8-byte elements and in the GPU tuning.
 TEST(Generated, NarrowTransposesWalkKiBRowsWhereBIsAtItsFloor) {
   struct Pair {
     const char *from, *to;
@@ -404,6 +405,9 @@ TEST(Generated, NarrowTransposesWalkKiBRowsWhereBIsAtItsFloor) {
                         {"byxf", "bfyx", {8, 64, 56, 56}, T::u8, T::f32, "cpu", false},
                         {"b_fs_yx_fsv16", "bfyx", {4, 64, 56, 56}, T::f64, T::f64, "cpu", false},
                         {"bs_fs_yx_bsv32_fsv32", "bfyx", {32, 64, 28, 28}, T::i8, T::i8, "cpu", false},
+                        // B of nested blocks (32 x 32, 16 x 16): never cut, so never at its floor
+                        {"bs_fs_yx_bsv32_fsv32", "bfyx", {32, 64, 56, 56}, T::i8, T::i8, "cpu", false},
+                        {"bs_fs_yx_bsv16_fsv16", "bfyx", {32, 64, 56, 56}, T::f16, T::f16, "cpu", false},
                         {"b_fs_yx_fsv32", "bfyx", {8, 64, 112, 112}, T::i8, T::i8, "gpu", false}};
   for (const Pair& c : pairs) {
     const Layout src(format_from_name(c.from), c.src, c.shape), dst(format_from_name(c.to), c.dst, c.shape);
