@@ -75,6 +75,9 @@ std::vector<Sweep> sweep_cases() {
       // need the fewest positions for 2 KiB rows; Oclgrind's time goes with the elements): the other types
       // take the same code with other lengths, which host.format checks.
       {make_case(F("bfyx"), F("byxf"), {1, 64, 1, 256}, T::i64, T::i64), 1, 2},
+      // Nested destination blocks (16 batches x 8 channels: 128 rows 2 KiB apart): CPU tiles read 64 of them
+      // (kFarBlockRows), the batch block's outer half in the grid. The smallest such tensor (8-byte elements).
+      {make_case(F("bfyx"), F("bs_fs_yx_bsv16_fsv8"), {16, 16, 1, 256}, T::f64, T::f64), 0, 1},
       // 16-bit elements along an A past one block: 16 columns a step in CPU tiles (vector_width()), from a source
       // offset by an odd number of elements, and into a destination padded in y.
       {make_case(F("bfyx"), F("byxf"), {1, 32, 2, 16}, T::f16, T::f16), 1, 2},
@@ -338,6 +341,8 @@ TEST(Sweep, EveryImplementationInBothTunings) {
   std::map<std::string, int> prefetching;
   // CPU-tuned transposes reading 32 rows 2 KiB or more apart at a time (A cut to kFarRows, plan_on()).
   int far_rows = 0;
+  // CPU-tuned transposes reading 64 rows of nested destination blocks 2 KiB or more apart (kFarBlockRows).
+  int block_rows = 0;
   // CPU-tuned transposes of 16-bit elements 16 columns a step along an A past one block (vector_width()).
   int wide16 = 0;
   // CPU-tuned tiled kernels written for g_ok known true and known false (a grid with padding).
@@ -369,6 +374,7 @@ TEST(Sweep, EveryImplementationInBothTunings) {
           if (prefetches) ++prefetching[impl->name()];
           far_rows += cpu && a_len == 32 && prefetches;
           wide16 += cpu && a_len > 16 && code.find("short16 r0") != std::string::npos;
+          block_rows += cpu && a_len == 64 && prefetches;
           split += code.find("#define CR_GRID_SPLIT 1") != std::string::npos;
           b_tails[tuning] += a_len > 0 && scalar_b_tail(code);
           b_real[tuning] += steps_from_real_column(code);
@@ -383,6 +389,7 @@ TEST(Sweep, EveryImplementationInBothTunings) {
   EXPECT_GT(long_a, 0) << "no CPU-tuned transpose with A over 256 elements";
   EXPECT_GT(far_rows, 0) << "no CPU-tuned transpose reading 32 rows pages apart at a time";
   EXPECT_GT(wide16, 0) << "no CPU-tuned 16-bit transpose 16 columns a step";
+  EXPECT_GT(block_rows, 0) << "no CPU-tuned transpose reading 64 rows of nested blocks pages apart";
   for (const char* impl : {"tiled", "staged", "lanes"}) EXPECT_GT(prefetching[impl], 0) << "no " << impl << " kernel prefetching its source rows";
   EXPECT_GT(split, 0) << "no tiled kernel written for both values of g_ok";
   for (const char* tuning : {"cpu", "gpu"}) {
@@ -403,6 +410,7 @@ TEST(Sweep, EveryImplementationInBothTunings) {
   std::printf("sweep: CPU-tuned transposes with A over 256 elements: %d kernels\n", long_a);
   std::printf("sweep: CPU-tuned transposes reading 32 rows pages apart at a time: %d kernels\n", far_rows);
   std::printf("sweep: CPU-tuned 16-bit transposes 16 columns a step: %d kernels\n", wide16);
+  std::printf("sweep: CPU-tuned transposes reading 64 rows of nested blocks pages apart: %d kernels\n", block_rows);
   std::printf("sweep: CPU-tuned tiled kernels written for both values of g_ok: %d\n", split);
   for (const auto& [tuning, count] : b_tails) std::printf("sweep: tiled transposes with a scalar tail of B, %s tuning: %d kernels\n", tuning.c_str(), count);
   for (const auto& [tuning, count] : b_real)

@@ -420,8 +420,9 @@ TEST(Generated, NarrowTransposesWalkKiBRowsWhereBIsAtItsFloor) {
 
 // CPU tiles of transposes whose source rows lie 2 KiB or more apart read at most 32 of them at a time (kFarRows)
 // along 256 bytes of each (B of 64 f32, 256 i8, 32 i64 positions: 2048 4-byte elements a tile), where A would be
-// longer; A stays as it was where its rows lie closer (1 KiB), where it is no longer (a block of 16 channels),
-// and in the GPU tuning.
+// longer, and 64 rows of nested destination blocks (kFarBlockRows: bs_fs_yx_bsv16_fsv16's 256, not bsv32_fsv32's
+// 64 already); A stays as it was where its rows lie closer (1 KiB), where it is no longer (a block of 16
+// channels), and in the GPU tuning.
 TEST(Generated, TransposesReadAtMost32RowsPagesApart) {
   struct Pair {
     const char *from, *to;
@@ -437,6 +438,10 @@ TEST(Generated, TransposesReadAtMost32RowsPagesApart) {
                         {"bfyx", "byxf", {4, 64, 56, 56}, T::i64, T::i64, "cpu", 32, 32},
                         {"bfyx", "byxf", {1, 256, 16, 16}, T::f32, T::f32, "cpu", 256, 0},  // rows 1 KiB apart
                         {"bfyx", "b_fs_yx_fsv16", {8, 256, 56, 56}, T::f32, T::f32, "cpu", 16, 0},
+                        // nested blocks (16 channels x 16 batches): 64 rows, B of 2048 / 64 elements
+                        {"bfyx", "bs_fs_yx_bsv16_fsv16", {32, 64, 56, 56}, T::f32, T::f32, "cpu", 64, 32},
+                        {"bfyx", "bs_fs_yx_bsv16_fsv16", {32, 64, 56, 56}, T::f16, T::f16, "cpu", 64, 64},
+                        {"bfyx", "bs_fs_yx_bsv32_fsv32", {32, 64, 56, 56}, T::i8, T::i8, "cpu", 64, 112},
                         {"bfyx", "byxf", {8, 256, 56, 56}, T::f32, T::f32, "gpu", 8, 0}};
   static const std::regex b_loop(R"(for \(IDX_T ib = 0; ib < (\d+);)");
   for (const Pair& c : pairs) {
