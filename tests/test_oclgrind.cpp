@@ -78,6 +78,10 @@ std::vector<Sweep> sweep_cases() {
       // Nested destination blocks (16 batches x 8 channels: 128 rows 2 KiB apart): CPU tiles read 64 of them
       // (kFarBlockRows), the batch block's outer half in the grid. The smallest such tensor (8-byte elements).
       {make_case(F("bfyx"), F("bs_fs_yx_bsv16_fsv8"), {16, 16, 1, 256}, T::f64, T::f64), 0, 1},
+      // Nested source blocks (16 channels x 16 batches, 256 destination rows): CPU tiles write 64 of them at a
+      // time into 8- and 16-bit destinations, the batch block's outer quarters in the grid (host.format checks
+      // the plan on a network's shape).
+      {make_case(F("bs_fs_yx_bsv16_fsv16"), F("bfyx"), {32, 32, 1, 4}, T::f16, T::f16), 1, 0},
       // 16-bit elements along an A past one block: 16 columns a step in CPU tiles (vector_width()), from a source
       // offset by an odd number of elements, and into a destination padded in y.
       {make_case(F("bfyx"), F("byxf"), {1, 32, 2, 16}, T::f16, T::f16), 1, 2},

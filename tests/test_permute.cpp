@@ -457,6 +457,37 @@ TEST(Generated, TransposesReadAtMost32RowsPagesApart) {
   }
 }
 
+// CPU tiles of transposes out of nested source blocks (bs_fs_yx_bsv16_fsv16 -> bfyx: B of 16 channels x 16
+// batches, each a destination plane of its own) write 64 of the block's rows at a time into 8- and 16-bit
+// destinations, the whole block into 32-bit ones; the GPU tuning's small tiles take 16 rows.
+TEST(Generated, NestedSourceBlocksWrite64RowsAtATime) {
+  struct Pair {
+    const char *from, *to;
+    Dims shape;
+    DataType src, dst;
+    const char* tuning;
+    int64_t b;  // B's length in the tile
+  };
+  using T = DataType;
+  const Pair pairs[] = {{"bs_fs_yx_bsv16_fsv16", "bfyx", {32, 64, 56, 56}, T::f16, T::f16, "cpu", 64},
+                        {"bs_fs_yx_bsv32_fsv32", "bfyx", {32, 64, 56, 56}, T::i8, T::i8, "cpu", 64},
+                        {"bs_fs_yx_bsv32_fsv32", "bfyx", {32, 64, 56, 56}, T::u8, T::f16, "cpu", 64},
+                        {"bs_fs_zyx_bsv16_fsv16", "bfzyx", {16, 32, 8, 28, 28}, T::f16, T::f16, "cpu", 64},
+                        {"bs_fs_yx_bsv16_fsv16", "bfyx", {32, 64, 56, 56}, T::f32, T::f32, "cpu", 256},
+                        {"bs_fs_yx_bsv16_fsv16", "bfyx", {32, 64, 56, 56}, T::f16, T::f32, "cpu", 256},
+                        {"bs_fs_yx_bsv16_fsv16", "bfyx", {32, 64, 56, 56}, T::f16, T::f16, "gpu", 16}};
+  static const std::regex b_loop(R"(for \(IDX_T ib = 0; ib < (\d+);)");
+  for (const Pair& c : pairs) {
+    const Layout src(format_from_name(c.from), c.src, c.shape), dst(format_from_name(c.to), c.dst, c.shape);
+    const std::string label = src.describe() + " -> " + dst.describe() + ", " + c.tuning + " tuning";
+    const std::string code = plan_reorder(tuned_device(c.tuning), src, dst, "tiled").source.code;
+    ASSERT_GT(transpose_a_length(code), 0) << label << ": not a transpose";
+    std::smatch m;
+    ASSERT_TRUE(std::regex_search(code, m, b_loop)) << label;
+    EXPECT_EQ(std::stoll(m[1]), c.b) << label;
+  }
+}
+
 // Transposes whose A is longer than a 16-element block step 16 columns of 8- and 16-bit elements at a time (32-byte
 // vectors of 16-bit ones, as f32's 8 columns), 8 of 32- and 64-bit ones, and 8 of 16-bit ones unpacked from u4
 // or i4 (vector_width()); the first row's vector type says which.
