@@ -422,7 +422,8 @@ TEST(Generated, NarrowTransposesWalkKiBRowsWhereBIsAtItsFloor) {
 // along 256 bytes of each (B of 64 f32, 256 i8, 32 i64 positions: 2048 4-byte elements a tile), where A would be
 // longer, and 64 rows of nested destination blocks (kFarBlockRows: bs_fs_yx_bsv16_fsv16's 256, not bsv32_fsv32's
 // 64 already); A stays as it was where its rows lie closer (1 KiB), where it is no longer (a block of 16
-// channels), and in the GPU tuning.
+// channels), and in the GPU tuning. Out of nested source blocks B is cut alike (to 64 destination rows) for 8-
+// and 16-bit destinations.
 TEST(Generated, TransposesReadAtMost32RowsPagesApart) {
   struct Pair {
     const char *from, *to;
@@ -442,6 +443,15 @@ TEST(Generated, TransposesReadAtMost32RowsPagesApart) {
                         {"bfyx", "bs_fs_yx_bsv16_fsv16", {32, 64, 56, 56}, T::f32, T::f32, "cpu", 64, 32},
                         {"bfyx", "bs_fs_yx_bsv16_fsv16", {32, 64, 56, 56}, T::f16, T::f16, "cpu", 64, 64},
                         {"bfyx", "bs_fs_yx_bsv32_fsv32", {32, 64, 56, 56}, T::i8, T::i8, "cpu", 64, 112},
+                        // out of nested blocks (B of 256 or 1024 destination rows each a plane apart): 64 of
+                        // them into 8- and 16-bit destinations, all into 32-bit ones; 16 in the GPU tuning
+                        {"bs_fs_yx_bsv16_fsv16", "bfyx", {32, 64, 56, 56}, T::f16, T::f16, "cpu", 224, 64},
+                        {"bs_fs_yx_bsv32_fsv32", "bfyx", {32, 64, 56, 56}, T::i8, T::i8, "cpu", 224, 64},
+                        {"bs_fs_yx_bsv32_fsv32", "bfyx", {32, 64, 56, 56}, T::u8, T::f16, "cpu", 224, 64},
+                        {"bs_fs_zyx_bsv16_fsv16", "bfzyx", {16, 32, 8, 28, 28}, T::f16, T::f16, "cpu", 224, 64},
+                        {"bs_fs_yx_bsv16_fsv16", "bfyx", {32, 64, 56, 56}, T::f32, T::f32, "cpu", 224, 256},
+                        {"bs_fs_yx_bsv16_fsv16", "bfyx", {32, 64, 56, 56}, T::f16, T::f32, "cpu", 224, 256},
+                        {"bs_fs_yx_bsv16_fsv16", "bfyx", {32, 64, 56, 56}, T::f16, T::f16, "gpu", 8, 16},
                         {"bfyx", "byxf", {8, 256, 56, 56}, T::f32, T::f32, "gpu", 8, 0}};
   static const std::regex b_loop(R"(for \(IDX_T ib = 0; ib < (\d+);)");
   for (const Pair& c : pairs) {
@@ -454,37 +464,6 @@ TEST(Generated, TransposesReadAtMost32RowsPagesApart) {
       ASSERT_TRUE(std::regex_search(code, m, b_loop)) << label;
       EXPECT_EQ(std::stoll(m[1]), c.b) << label;
     }
-  }
-}
-
-// CPU tiles of transposes out of nested source blocks (bs_fs_yx_bsv16_fsv16 -> bfyx: B of 16 channels x 16
-// batches, each a destination plane of its own) write 64 of the block's rows at a time into 8- and 16-bit
-// destinations, the whole block into 32-bit ones; the GPU tuning's small tiles take 16 rows.
-TEST(Generated, NestedSourceBlocksWrite64RowsAtATime) {
-  struct Pair {
-    const char *from, *to;
-    Dims shape;
-    DataType src, dst;
-    const char* tuning;
-    int64_t b;  // B's length in the tile
-  };
-  using T = DataType;
-  const Pair pairs[] = {{"bs_fs_yx_bsv16_fsv16", "bfyx", {32, 64, 56, 56}, T::f16, T::f16, "cpu", 64},
-                        {"bs_fs_yx_bsv32_fsv32", "bfyx", {32, 64, 56, 56}, T::i8, T::i8, "cpu", 64},
-                        {"bs_fs_yx_bsv32_fsv32", "bfyx", {32, 64, 56, 56}, T::u8, T::f16, "cpu", 64},
-                        {"bs_fs_zyx_bsv16_fsv16", "bfzyx", {16, 32, 8, 28, 28}, T::f16, T::f16, "cpu", 64},
-                        {"bs_fs_yx_bsv16_fsv16", "bfyx", {32, 64, 56, 56}, T::f32, T::f32, "cpu", 256},
-                        {"bs_fs_yx_bsv16_fsv16", "bfyx", {32, 64, 56, 56}, T::f16, T::f32, "cpu", 256},
-                        {"bs_fs_yx_bsv16_fsv16", "bfyx", {32, 64, 56, 56}, T::f16, T::f16, "gpu", 16}};
-  static const std::regex b_loop(R"(for \(IDX_T ib = 0; ib < (\d+);)");
-  for (const Pair& c : pairs) {
-    const Layout src(format_from_name(c.from), c.src, c.shape), dst(format_from_name(c.to), c.dst, c.shape);
-    const std::string label = src.describe() + " -> " + dst.describe() + ", " + c.tuning + " tuning";
-    const std::string code = plan_reorder(tuned_device(c.tuning), src, dst, "tiled").source.code;
-    ASSERT_GT(transpose_a_length(code), 0) << label << ": not a transpose";
-    std::smatch m;
-    ASSERT_TRUE(std::regex_search(code, m, b_loop)) << label;
-    EXPECT_EQ(std::stoll(m[1]), c.b) << label;
   }
 }
 
