@@ -827,6 +827,17 @@ TiledPlan plan_on(const ReorderParams& p, Permutation perm) {
       }
     }
   }
+  constexpr int64_t kFarRows = 32, kFarBlockRows = 64;
+  // A run of nested blocks (two digits or more, which chunk() leaves whole) longer than kFarBlockRows: its
+  // outermost digit is cut so the run holds that many, its chunks a grid digit. One-digit runs are chunk()'s.
+  auto keep_block_rows = [&](Run& run) {
+    if (run.digits.size() < 2) return;
+    PermDigit& outer = run.digits.back();
+    const int64_t inner = run.length() / outer.extent, t = kFarBlockRows / inner;
+    if (run.length() > kFarBlockRows && kFarBlockRows % inner == 0 && t < outer.extent && outer.extent % t == 0 &&
+        !sums_axis(outer.axis))
+      grid.push_back(split_outer(outer, t));
+  };
   // Where A's rows lie 2 KiB or more apart in the source (prefetches_rows(): bfyx -> byxf, yxfb -> bfyx), each
   // row is a stream of its own, and a tile of 256 rows of 16 positions read more streams than a core's
   // prefetchers follow, each for one line. CPU tiles then read at most kFarRows rows, and B takes a budget of
@@ -850,16 +861,6 @@ TiledPlan plan_on(const ReorderParams& p, Permutation perm) {
   // bfyx i8 32x64x56x56, one work-group for two cores). Without it (`clreorder bench`, alternated seven
   // times): that case 1.87x as fast, bs_fs_yx_bsv32_fsv16 -> bfyx f16 1.04x, bs_fs_yx_bsv16_fsv16 -> bfyx f16
   // 0.98x and 1.12x in two rounds.
-  constexpr int64_t kFarRows = 32, kFarBlockRows = 64;
-  // A run of nested blocks (two digits or more, which chunk() leaves whole) longer than kFarBlockRows: its
-  // outermost digit is cut so the run holds that many, its chunks a grid digit.
-  auto keep_block_rows = [&](Run& run) {
-    PermDigit& outer = run.digits.back();
-    const int64_t inner = run.length() / outer.extent, t = kFarBlockRows / inner;
-    if (run.length() > kFarBlockRows && kFarBlockRows % inner == 0 && t < outer.extent && outer.extent % t == 0 &&
-        !sums_axis(outer.axis))
-      grid.push_back(split_outer(outer, t));
-  };
   if (!tp.a_src_dense && prefetches_rows(p, a.digits.front().src_stride) && a.length() > kFarRows) {
     cfg.cap_a = kFarRows;
     cfg.tile = 2048 * 4 / wide_bytes;
@@ -868,7 +869,7 @@ TiledPlan plan_on(const ReorderParams& p, Permutation perm) {
     // 32 ran 0.86-1.27x as fast over seven cases and 64 1.02-1.25x over the same seven (`clreorder bench`,
     // alternated five to nine times; NOTES, "Nested destination blocks read 64 rows"): bfyx ->
     // bs_fs_yx_bsv16_fsv16 f32 32x64x56x56 1.25x, f16 1.17x, 16x64x80x80 f16 1.11x, u8 -> f16 1.09x.
-    if (a.digits.size() > 1) keep_block_rows(a);
+    keep_block_rows(a);
   } else if (!tp.a_src_dense && tuning_of(p.device) == Tuning::cpu && b.digits.size() == 1 &&
              tile_size(b.length(), std::max<int64_t>(cfg.min_b, cfg.tile / tile_size(a.length(), cfg.cap_a))) <= cfg.min_b) {
     cfg.cap_a = std::max<int64_t>(cfg.cap_a, cfg.cap_a * 4 / wide_bytes);
@@ -878,11 +879,12 @@ TiledPlan plan_on(const ReorderParams& p, Permutation perm) {
   // A B of nested source blocks (bs_fs_yx_bsv16_fsv16 -> bfyx: 16 channels x 16 batches, 256 destination rows
   // each a plane apart), which chunk() does not cut either, keeps 64 of them in CPU tiles for 8- and 16-bit
   // destinations: its outer digit's chunks go to the grid, innermost (pushed last), so the next work-item reads
-  // on along the same source rows. `clreorder bench`, alternated five times (NOTES, "Nested source blocks write 64 rows"):
-  // 0.96-1.28x as fast over eight 8- and 16-bit cases (bsv32_fsv32 i8 1.13x, bsv16_fsv16 f16 1.28x, bsv32_fsv16
-  // f16 1.25x, u8 -> f16 1.12x), 32 or 128 rows no better; f32 0.94-0.98x over three: not there.
-  if (!tp.a_src_dense && tuning_of(p.device) == Tuning::cpu && b.digits.size() > 1 && unit_bytes(p.dst.data_type()) < 4 &&
-      !is_nibble(p.dst.data_type()) && !is_nibble(p.src.data_type()))
+  // on along the same source rows. `clreorder bench`, alternated five times (NOTES, "Nested source blocks
+  // write 64 rows"): 0.96-1.28x as fast over eight 8- and 16-bit cases (bsv32_fsv32 i8 1.13x, bsv16_fsv16 f16
+  // 1.28x, bsv32_fsv16 f16 1.25x, u8 -> f16 1.12x), 32 or 128 rows no better; f32 0.94-0.98x over three: not
+  // there.
+  if (!tp.a_src_dense && tuning_of(p.device) == Tuning::cpu && unit_bytes(p.dst.data_type()) < 4 && !is_nibble(p.dst.data_type()) &&
+      !is_nibble(p.src.data_type()))
     keep_block_rows(b);
   // A row run's B of two digits (above): its outer one is cut to what the budget leaves.
   if (tp.a_src_dense && b.digits.size() == 2) {
