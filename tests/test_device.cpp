@@ -858,8 +858,9 @@ TEST(Device, GroupsAlignedToTheVectorReadOnce) {
   // Staged's registers of 8 along i from the grid's and the loop's multiples of 8 (o's tail clamps the row).
   const Case staged = converting(make_case(F("oiyx"), F("os_is_yx_osv16_isv4"), {20, 24, 1, 1}, T::f32, T::i8), groups(20, 24, 8));
   run_batch(*e, {aligned, across, halves, shifted}, true, "tiled");
-  // ... and from the loop's steps of 12 along i (36 = 3 x 12): a register of 8 at i = 12 spans two groups.
-  const Case staged_steps = converting(make_case(F("oiyx"), F("os_is_yx_osv16_isv4"), {20, 36, 1, 1}, T::f32, T::i8), groups(20, 36, 8));
+  // ... and from the loop's steps of 12 along i (36 = 3 x 12): a register of 8 at i = 12 spans two groups (into
+  // f16: into 8-bit types staged's CPU runs hold 16 elements, config_for(), and take i's 36 whole).
+  const Case staged_steps = converting(make_case(F("oiyx"), F("os_is_yx_osv16_isv4"), {20, 36, 1, 1}, T::f32, T::f16), groups(20, 36, 8));
   run_batch(*e, {staged, converting(staged, groups(20, 24, 6)), staged_steps}, true, "staged");
   run_batch(*e, {aligned, across, halves, staged}, true);
   if (!cpu_tiles_apply()) return;

@@ -349,6 +349,8 @@ TEST(Sweep, EveryImplementationInBothTunings) {
   int block_rows = 0;
   // CPU-tuned transposes of 16-bit elements 16 columns a step along an A past one block (vector_width()).
   int wide16 = 0;
+  // CPU-tuned staged conversions from 4- and 8-byte sources into 8-bit types with 16-element runs (config_for()).
+  int staged_bytes16 = 0;
   // CPU-tuned tiled kernels written for g_ok known true and known false (a grid with padding).
   int split = 0;
   // tiled's transposes that leave a tail of B's columns to scalar loops after them, per tuning.
@@ -379,6 +381,8 @@ TEST(Sweep, EveryImplementationInBothTunings) {
           far_rows += cpu && a_len == 32 && prefetches;
           wide16 += cpu && a_len > 16 && code.find("short16 r0") != std::string::npos;
           block_rows += cpu && a_len == 64 && prefetches;
+          staged_bytes16 += cpu && std::string(impl->name()) == "staged" && bits_of(s.c.src.data_type()) >= 32 &&
+                            bits_of(s.c.dst.data_type()) == 8 && code.find("char16 l") != std::string::npos;
           split += code.find("#define CR_GRID_SPLIT 1") != std::string::npos;
           b_tails[tuning] += a_len > 0 && scalar_b_tail(code);
           b_real[tuning] += steps_from_real_column(code);
@@ -394,6 +398,7 @@ TEST(Sweep, EveryImplementationInBothTunings) {
   EXPECT_GT(far_rows, 0) << "no CPU-tuned transpose reading 32 rows pages apart at a time";
   EXPECT_GT(wide16, 0) << "no CPU-tuned 16-bit transpose 16 columns a step";
   EXPECT_GT(block_rows, 0) << "no CPU-tuned transpose reading 64 rows of nested blocks pages apart";
+  EXPECT_GT(staged_bytes16, 0) << "no CPU-tuned staged conversion into an 8-bit type 16 elements a run";
   for (const char* impl : {"tiled", "staged", "lanes"}) EXPECT_GT(prefetching[impl], 0) << "no " << impl << " kernel prefetching its source rows";
   EXPECT_GT(split, 0) << "no tiled kernel written for both values of g_ok";
   for (const char* tuning : {"cpu", "gpu"}) {
@@ -415,6 +420,7 @@ TEST(Sweep, EveryImplementationInBothTunings) {
   std::printf("sweep: CPU-tuned transposes reading 32 rows pages apart at a time: %d kernels\n", far_rows);
   std::printf("sweep: CPU-tuned 16-bit transposes 16 columns a step: %d kernels\n", wide16);
   std::printf("sweep: CPU-tuned transposes reading 64 rows of nested blocks pages apart: %d kernels\n", block_rows);
+  std::printf("sweep: CPU-tuned staged conversions into 8-bit types 16 elements a run: %d kernels\n", staged_bytes16);
   std::printf("sweep: CPU-tuned tiled kernels written for both values of g_ok: %d\n", split);
   for (const auto& [tuning, count] : b_tails) std::printf("sweep: tiled transposes with a scalar tail of B, %s tuning: %d kernels\n", tuning.c_str(), count);
   for (const auto& [tuning, count] : b_real)

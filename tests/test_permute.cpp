@@ -499,6 +499,41 @@ TEST(Generated, SixteenBitTransposesStepSixteenColumns) {
   }
 }
 
+// Staged's CPU tiles hold runs of at least 16 bytes of the destination type (config_for()): conversions into
+// 8-bit types from 4- and 8-byte sources, and i64 -> i16, take tiles of twice the elements 32-byte runs of the
+// wider type gave them; conversions into 2- and 4-byte types from sources of their size or 4 bytes keep theirs,
+// and the GPU tuning keeps its 32-byte runs.
+TEST(Generated, StagedRunsHoldSixteenBytesOfTheDestination) {
+  struct Pair {
+    const char *from, *to;
+    Dims shape;
+    DataType src, dst;
+    const char* tuning;
+    int64_t elements;  // loaded per tile
+  };
+  using T = DataType;
+  const Pair pairs[] = {{"bfyx", "b_fs_yx_fsv4", {8, 64, 56, 56}, T::f32, T::i8, "cpu", 64},
+                        {"bfyx", "b_fs_yx_fsv4", {8, 64, 56, 56}, T::i32, T::i8, "cpu", 64},
+                        {"oiyx", "os_is_yx_isv16_osv16", {256, 256, 3, 3}, T::f32, T::u8, "cpu", 144},
+                        {"oiyx", "os_is_yx_isv16_osv16", {128, 128, 3, 3}, T::f64, T::i8, "cpu", 144},
+                        {"goiyx", "g_os_is_yx_isv16_osv16", {32, 32, 32, 3, 3}, T::f32, T::i8, "cpu", 144},
+                        {"oiyx", "os_is_yx_isv16_osv16", {128, 128, 3, 3}, T::i64, T::i16, "cpu", 72},
+                        {"oiyx", "os_is_yx_isv16_osv16", {256, 256, 3, 3}, T::f32, T::f32, "cpu", 72},
+                        {"oiyx", "os_is_yx_isv16_osv16", {256, 256, 3, 3}, T::f32, T::f16, "cpu", 72},
+                        {"bfyx", "b_fs_yx_fsv4", {8, 64, 56, 56}, T::u8, T::f32, "cpu", 32},
+                        {"bfyx", "b_fs_yx_fsv4", {8, 64, 56, 56}, T::f32, T::i8, "gpu", 32}};
+  static const std::regex load(R"(vload(\d+)\(|CR_LOADU\([a-z]+(\d+),|CONVERT\(\*\(src)");
+  for (const Pair& c : pairs) {
+    const Layout src(format_from_name(c.from), c.src, c.shape), dst(format_from_name(c.to), c.dst, c.shape);
+    const std::string label = src.describe() + " -> " + dst.describe() + ", " + c.tuning + " tuning";
+    const std::string code = plan_reorder(tuned_device(c.tuning), src, dst, "staged").source.code;
+    int64_t elements = 0;
+    for (auto m = std::sregex_iterator(code.begin(), code.end(), load); m != std::sregex_iterator(); ++m)
+      elements += (*m)[1].matched ? std::stoll((*m)[1]) : (*m)[2].matched ? std::stoll((*m)[2]) : 1;
+    EXPECT_EQ(elements, c.elements) << label << "\n" << code;
+  }
+}
+
 // CPU-tuned transposes prefetch their source rows where those lie 2 KiB or more apart (prefetches_rows()): tiled
 // once per 64-byte line where a step reads less (8- and 16-bit rows of 16 and 8), every step where it reads a line
 // or more, each hint beside its row's load and under its conditions; staged and lanes before each row's first
