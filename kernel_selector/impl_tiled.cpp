@@ -848,7 +848,12 @@ TiledPlan plan_on(const ReorderParams& p, Permutation perm) {
   // 8x256x56x56 1.22x, i8 1.22x, u8 -> f32 1.20x, bfyx -> bs_fs_yx_bsv32_fsv32 i8 1.12x; f16 0.96x, i64 1.01x,
   // yxfb -> bfyx f32 0.94x (1.01x, 1.07x, 1.20x in an earlier round of five: noise). 16 rows, 64 rows or a
   // 4096-element budget were no better. Only where A is longer than that (a blocked format's A is one block
-  // already: a longer B alone ran 0.89-1.03x there).
+  // already: a longer B alone ran 0.89-1.03x there). Into 8-bit destinations A keeps 64 rows, so each of its
+  // destination rows is a whole line: with 32 the rule below put A's other chunk innermost in the grid to
+  // complete those lines, and each core read all 64 rows anyway, in two tiles of half lines. `perf/clreorder_ab`
+  // (PoCL on AMD Zen 5; NOTES, "Far rows into 8-bit destinations"): 0.64-0.97x the time cold and 0.52-0.99x warm
+  // over nine transposes into i8 and u8 (bfyx -> byxf i8, u8 8x64x112x112 0.74x and 0.64x cold; from f16, f32,
+  // i32, i64 sources; 5-D), bfyx -> byxf f32 -> i8 8x64x56x56 1.06x cold and 0.89x warm.
   // Otherwise a transpose whose B is cut to its floor (min_b: 16 of a pixel's channels, for example) keeps rows of A
   // of 1 KiB in CPU tiles, as 4-byte elements have them, instead of 256 elements: 8- and 16-bit tiles were
   // a quarter and a half of a 4-byte tile's bytes. Measured on PoCL (perf/clreorder_ab, caches evicted; NOTES,
@@ -862,7 +867,7 @@ TiledPlan plan_on(const ReorderParams& p, Permutation perm) {
   // times): that case 1.87x as fast, bs_fs_yx_bsv32_fsv16 -> bfyx f16 1.04x, bs_fs_yx_bsv16_fsv16 -> bfyx f16
   // 0.98x and 1.12x in two rounds.
   if (!tp.a_src_dense && prefetches_rows(p, a.digits.front().src_stride) && a.length() > kFarRows) {
-    cfg.cap_a = kFarRows;
+    cfg.cap_a = bits_of(p.dst.data_type()) == 8 ? 2 * kFarRows : kFarRows;
     cfg.tile = 2048 * 4 / wide_bytes;
     // An A of nested destination blocks (bs_fs_yx_bsv16_fsv16's 16 channels x 16 batches: 256 rows), which
     // chunk() does not cut, keeps 64 of them: its outer digit's chunks go to the grid. Against 256 rows,

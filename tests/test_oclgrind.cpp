@@ -75,6 +75,9 @@ std::vector<Sweep> sweep_cases() {
       // need the fewest positions for 2 KiB rows; Oclgrind's time goes with the elements): the other types
       // take the same code with other lengths, which host.format checks.
       {make_case(F("bfyx"), F("byxf"), {1, 64, 1, 256}, T::i64, T::i64), 1, 2},
+      // ... and 64 of them into 8-bit destinations, a line of each destination row (two chunks of 128 channels),
+      // the rows 2 KiB apart through the source's padding.
+      {make_case(F("bfyx"), F("byxf"), {1, 128, 1, 16}, T::i8, T::i8, {}, {0, 0, 0, 2032}), 1, 0},
       // Nested destination blocks (16 batches x 8 channels: 128 rows 2 KiB apart): CPU tiles read 64 of them
       // (kFarBlockRows), the batch block's outer half in the grid. The smallest such tensor (8-byte elements).
       {make_case(F("bfyx"), F("bs_fs_yx_bsv16_fsv8"), {16, 16, 1, 256}, T::f64, T::f64), 0, 1},
@@ -345,8 +348,9 @@ TEST(Sweep, EveryImplementationInBothTunings) {
   std::map<std::string, int> prefetching;
   // CPU-tuned transposes reading 32 rows 2 KiB or more apart at a time (A cut to kFarRows, plan_on()).
   int far_rows = 0;
-  // CPU-tuned transposes reading 64 rows of nested destination blocks 2 KiB or more apart (kFarBlockRows).
-  int block_rows = 0;
+  // CPU-tuned transposes reading 64 rows of nested destination blocks 2 KiB or more apart (kFarBlockRows), and
+  // 64 such rows into 8-bit destinations.
+  int block_rows = 0, line_rows = 0;
   // CPU-tuned transposes of 16-bit elements 16 columns a step along an A past one block (vector_width()).
   int wide16 = 0;
   // CPU-tuned staged conversions from 4- and 8-byte sources into 8-bit types with 16-element runs (config_for()).
@@ -380,7 +384,9 @@ TEST(Sweep, EveryImplementationInBothTunings) {
           if (prefetches) ++prefetching[impl->name()];
           far_rows += cpu && a_len == 32 && prefetches;
           wide16 += cpu && a_len > 16 && code.find("short16 r0") != std::string::npos;
-          block_rows += cpu && a_len == 64 && prefetches;
+          const bool bytes = bits_of(s.c.dst.data_type()) == 8;
+          block_rows += cpu && a_len == 64 && prefetches && !bytes;
+          line_rows += cpu && a_len == 64 && prefetches && bytes;
           staged_bytes16 += cpu && std::string(impl->name()) == "staged" && bits_of(s.c.src.data_type()) >= 32 &&
                             bits_of(s.c.dst.data_type()) == 8 && code.find("char16 l") != std::string::npos;
           split += code.find("#define CR_GRID_SPLIT 1") != std::string::npos;
@@ -398,6 +404,7 @@ TEST(Sweep, EveryImplementationInBothTunings) {
   EXPECT_GT(far_rows, 0) << "no CPU-tuned transpose reading 32 rows pages apart at a time";
   EXPECT_GT(wide16, 0) << "no CPU-tuned 16-bit transpose 16 columns a step";
   EXPECT_GT(block_rows, 0) << "no CPU-tuned transpose reading 64 rows of nested blocks pages apart";
+  EXPECT_GT(line_rows, 0) << "no CPU-tuned transpose reading 64 rows pages apart into an 8-bit destination";
   EXPECT_GT(staged_bytes16, 0) << "no CPU-tuned staged conversion into an 8-bit type 16 elements a run";
   for (const char* impl : {"tiled", "staged", "lanes"}) EXPECT_GT(prefetching[impl], 0) << "no " << impl << " kernel prefetching its source rows";
   EXPECT_GT(split, 0) << "no tiled kernel written for both values of g_ok";
@@ -420,6 +427,7 @@ TEST(Sweep, EveryImplementationInBothTunings) {
   std::printf("sweep: CPU-tuned transposes reading 32 rows pages apart at a time: %d kernels\n", far_rows);
   std::printf("sweep: CPU-tuned 16-bit transposes 16 columns a step: %d kernels\n", wide16);
   std::printf("sweep: CPU-tuned transposes reading 64 rows of nested blocks pages apart: %d kernels\n", block_rows);
+  std::printf("sweep: CPU-tuned transposes reading 64 rows pages apart into 8-bit destinations: %d kernels\n", line_rows);
   std::printf("sweep: CPU-tuned staged conversions into 8-bit types 16 elements a run: %d kernels\n", staged_bytes16);
   std::printf("sweep: CPU-tuned tiled kernels written for both values of g_ok: %d\n", split);
   for (const auto& [tuning, count] : b_tails) std::printf("sweep: tiled transposes with a scalar tail of B, %s tuning: %d kernels\n", tuning.c_str(), count);

@@ -419,12 +419,13 @@ TEST(Generated, NarrowTransposesWalkKiBRowsWhereBIsAtItsFloor) {
 }
 
 // CPU tiles of transposes whose source rows lie 2 KiB or more apart read at most 32 of them at a time (kFarRows)
-// along 256 bytes of each (B of 64 f32, 256 i8, 32 i64 positions: 2048 4-byte elements a tile), where A would be
-// longer, and 64 rows of nested destination blocks (kFarBlockRows: bs_fs_yx_bsv16_fsv16's 256, not bsv32_fsv32's
+// along 256 bytes of each (B of 64 f32, 32 i64 positions: 2048 4-byte elements a tile), where A would be
+// longer, 64 into 8-bit destinations (a line of each destination row: B of 128 i8, 32 f32 positions), and 64
+// rows of nested destination blocks (kFarBlockRows: bs_fs_yx_bsv16_fsv16's 256, not bsv32_fsv32's
 // 64 already); A stays as it was where its rows lie closer (1 KiB), where it is no longer (a block of 16
 // channels), and in the GPU tuning. Out of nested source blocks B is cut alike (to 64 destination rows) for 8-
 // and 16-bit destinations.
-TEST(Generated, TransposesReadAtMost32RowsPagesApart) {
+TEST(Generated, TransposesReadFewRowsPagesApart) {
   struct Pair {
     const char *from, *to;
     Dims shape;
@@ -434,7 +435,9 @@ TEST(Generated, TransposesReadAtMost32RowsPagesApart) {
   };
   using T = DataType;
   const Pair pairs[] = {{"bfyx", "byxf", {8, 256, 56, 56}, T::f32, T::f32, "cpu", 32, 64},
-                        {"bfyx", "byxf", {8, 64, 112, 112}, T::i8, T::i8, "cpu", 32, 256},
+                        {"bfyx", "byxf", {8, 64, 112, 112}, T::i8, T::i8, "cpu", 64, 128},
+                        {"bfyx", "byxf", {8, 64, 112, 112}, T::f32, T::u8, "cpu", 64, 32},
+                        {"bfyx", "byxf", {8, 128, 56, 56}, T::f16, T::f16, "cpu", 32, 112},
                         {"bfyx", "byxf", {8, 64, 112, 112}, T::u8, T::f32, "cpu", 32, 64},
                         {"bfyx", "byxf", {4, 64, 56, 56}, T::i64, T::i64, "cpu", 32, 32},
                         {"bfyx", "byxf", {1, 256, 16, 16}, T::f32, T::f32, "cpu", 256, 0},  // rows 1 KiB apart
@@ -452,7 +455,8 @@ TEST(Generated, TransposesReadAtMost32RowsPagesApart) {
                         {"bs_fs_yx_bsv16_fsv16", "bfyx", {32, 64, 56, 56}, T::f32, T::f32, "cpu", 224, 256},
                         {"bs_fs_yx_bsv16_fsv16", "bfyx", {32, 64, 56, 56}, T::f16, T::f32, "cpu", 224, 256},
                         {"bs_fs_yx_bsv16_fsv16", "bfyx", {32, 64, 56, 56}, T::f16, T::f16, "gpu", 8, 16},
-                        {"bfyx", "byxf", {8, 256, 56, 56}, T::f32, T::f32, "gpu", 8, 0}};
+                        {"bfyx", "byxf", {8, 256, 56, 56}, T::f32, T::f32, "gpu", 8, 0},
+                        {"bfyx", "byxf", {8, 64, 112, 112}, T::i8, T::i8, "gpu", 16, 0}};
   static const std::regex b_loop(R"(for \(IDX_T ib = 0; ib < (\d+);)");
   for (const Pair& c : pairs) {
     const Layout src(format_from_name(c.from), c.src, c.shape), dst(format_from_name(c.to), c.dst, c.shape);
