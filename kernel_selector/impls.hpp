@@ -36,6 +36,9 @@ constexpr int kRankLocal = 5, kRankLanes = 10, kRankStaged = 20, kRankTiled = 30
 // Where one was measured slower: staged after a usual tiled, tiled (narrow transposes) after staged either
 // way, lanes after both.
 constexpr int kRankStagedSlower = 34, kRankTiledSlower = 36, kRankLanesSlower = 38;
+// staged after tiled either way: compensation sums along the destination's inner run, which tiled adds as
+// vectors of its transposed columns and staged lane by lane of its source rows.
+constexpr int kRankStagedAfterTiled = 37;
 // local (kernels_cl/reorder_local.cl) runs first on GPUs; after generic on CPUs, and on GPUs where its tile is
 // smaller than a work-group.
 constexpr int kRankLocalCpu = 95, kRankLocalSmall = 96;

@@ -186,10 +186,10 @@ std::string reject_conversion(const ReorderParams& p, const Permutation& perm, N
   if (nibbles != Nibbles::both && is_nibble(p.dst.data_type()))
     return std::string(to_string(p.dst.data_type())) + " elements share bytes: the tiled, generic and agnostic kernels write them";
   const Conversion& conv = p.conversion;
-  // Staged's work-items hold registers whose lanes belong to different sums, and lanes converts some
-  // elements twice; tiled keeps per-position sums of its tile, local sums its tile in local memory.
+  // lanes converts some elements twice; tiled and staged keep sums of their tile in registers, local in
+  // local memory.
   if (conv.compensation.present() && !sums)
-    return "compensation sums are written by the tiled, local, generic and agnostic kernels only";
+    return "compensation sums are written by the tiled, staged, local, generic and agnostic kernels only";
   int64_t entries = 0;
   for (const ParamValues& v : conv.params)
     if (v.one_per_index()) entries += perm.axes[static_cast<size_t>(v.axis)].span;

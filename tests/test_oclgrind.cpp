@@ -230,6 +230,12 @@ std::vector<Sweep> sweep_cases() {
       {converting(make_case(F("bfyx"), F("bfyx"), {2, 3, 4, 16}, T::f32, T::i16, {}, {}, {0, 1, 1, 0}, {1, 0, 0, 0}),
                   with_compensation(modes(Rounding::nearest_even, Overflow::saturate, Padding::keep), 1)), 0, 1},
       {converting(make_case(F("b_fs_yx_fsv16"), F("bfyx"), {2, 19, 5, 7}, T::i32, T::i32), with_compensation({}, 1)), 0, 0},
+      // staged's sums per tile part of their index: tiles of o's padding whose index lies past the sums, rows
+      // per (g, o), a register's lanes four sums (per x).
+      {converting(make_case(F("oiyx"), F("os_is_yx_osv16_isv4"), {20, 36, 1, 1}, T::f32, T::i8),
+                  with_compensation(with_params({}, {{Param::dst_scale, {{0.25f}, -1}}}), 0)), 1, 0},
+      {converting(make_case(F("goiyx"), F("g_os_is_yx_osv16_isv4"), {2, 16, 8, 3, 3}, T::i8, T::i8), with_compensation({}, 1, 0)), 0, 1},
+      {converting(make_case(F("bfyx"), F("b_fs_yx_fsv4"), {2, 8, 5, 8}, T::f32, T::i16), with_compensation({}, 3)), 0, 0},
       // u4 and i4 (issue 16): each byte's two nibbles from one work-item (--data-races), a blocked tail, dense
       // layouts ending and starting inside a byte, kept padding beside written nibbles, compensation sums.
       {make_case(F("bfyx"), F("b_fs_yx_fsv16"), {2, 19, 3, 5}, T::f32, T::u4, {}, {}, {0, 1, 0, 0}), 0, 1},
@@ -355,6 +361,8 @@ TEST(Sweep, EveryImplementationInBothTunings) {
   int wide16 = 0;
   // CPU-tuned staged conversions from 4- and 8-byte sources into 8-bit types with 16-element runs (config_for()).
   int staged_bytes16 = 0;
+  // staged kernels writing compensation sums.
+  int staged_sums = 0;
   // CPU-tuned tiled kernels written for g_ok known true and known false (a grid with padding).
   int split = 0;
   // tiled's transposes that leave a tail of B's columns to scalar loops after them, per tuning.
@@ -387,6 +395,7 @@ TEST(Sweep, EveryImplementationInBothTunings) {
           const bool bytes = bits_of(s.c.dst.data_type()) == 8;
           block_rows += cpu && a_len == 64 && prefetches && !bytes;
           line_rows += cpu && a_len == 64 && prefetches && bytes;
+          staged_sums += std::string(impl->name()) == "staged" && code.find(" cr_s0_") != std::string::npos;
           staged_bytes16 += cpu && std::string(impl->name()) == "staged" && bits_of(s.c.src.data_type()) >= 32 &&
                             bits_of(s.c.dst.data_type()) == 8 && code.find("char16 l") != std::string::npos;
           split += code.find("#define CR_GRID_SPLIT 1") != std::string::npos;
@@ -406,6 +415,7 @@ TEST(Sweep, EveryImplementationInBothTunings) {
   EXPECT_GT(block_rows, 0) << "no CPU-tuned transpose reading 64 rows of nested blocks pages apart";
   EXPECT_GT(line_rows, 0) << "no CPU-tuned transpose reading 64 rows pages apart into an 8-bit destination";
   EXPECT_GT(staged_bytes16, 0) << "no CPU-tuned staged conversion into an 8-bit type 16 elements a run";
+  EXPECT_GT(staged_sums, 0) << "no staged kernel writing compensation sums";
   for (const char* impl : {"tiled", "staged", "lanes"}) EXPECT_GT(prefetching[impl], 0) << "no " << impl << " kernel prefetching its source rows";
   EXPECT_GT(split, 0) << "no tiled kernel written for both values of g_ok";
   for (const char* tuning : {"cpu", "gpu"}) {
@@ -429,6 +439,7 @@ TEST(Sweep, EveryImplementationInBothTunings) {
   std::printf("sweep: CPU-tuned transposes reading 64 rows of nested blocks pages apart: %d kernels\n", block_rows);
   std::printf("sweep: CPU-tuned transposes reading 64 rows pages apart into 8-bit destinations: %d kernels\n", line_rows);
   std::printf("sweep: CPU-tuned staged conversions into 8-bit types 16 elements a run: %d kernels\n", staged_bytes16);
+  std::printf("sweep: staged kernels writing compensation sums: %d\n", staged_sums);
   std::printf("sweep: CPU-tuned tiled kernels written for both values of g_ok: %d\n", split);
   for (const auto& [tuning, count] : b_tails) std::printf("sweep: tiled transposes with a scalar tail of B, %s tuning: %d kernels\n", tuning.c_str(), count);
   for (const auto& [tuning, count] : b_real)
