@@ -29,8 +29,8 @@ namespace {
 // since a 2 MiB weight tensor walked 1 KiB per work-item (the former setting) gave an H100 2048 work-items.
 // On CPUs runs are also at least 16 bytes of the destination type: 32 bytes of a 4- or 8-byte source gave an
 // 8-bit destination 8- or 4-byte runs, half a vector register per store with the conversion's arithmetic and
-// narrowing done on half-filled registers too. 16 of them took 0.97-1.01x the time cold and 0.98-1.66x warm
-// against 16-byte runs, over 14 conversions into 8-bit types (f32, i32, f64, i64 sources; fsv4, isv16_osv16,
+// narrowing done on half-filled registers too. Those runs took 0.97-1.38x the time of 16-byte ones cold and
+// 0.98-1.66x warm over 14 conversions into 8-bit types (f32, i32, f64, i64 sources; fsv4, isv16_osv16,
 // osv16_isv4, osa4_isa8_osv8_isv4, grouped weights; plain and with fused scales, zero points and the
 // requantization: perf/clreorder_ab, PoCL on AMD Zen 5); i64 -> i16 1.22x cold, 1.11x warm, f64 -> f16 1.00x.
 struct StagedConfig {
@@ -72,7 +72,7 @@ struct StagedPlan {
 // on the sums' axes give their index (their extents' product; 1 where only the grid and the loop move it). Each
 // loaded register adds its converted lanes to theirs; the sums go to cr_comp once per work-item, or once per
 // tile where the loop moves the index. More than this many would spill.
-constexpr int64_t kMaxTileSums = 64;
+constexpr int64_t kMaxStagedSums = 64;
 
 int64_t sum_slots(const Compensation& c, const std::vector<PermDigit>& tile) {
   if (!c.present()) return 0;
@@ -142,8 +142,8 @@ StagedPlan make_plan(const ReorderParams& p) {
   sp.grid = pool;
   const Compensation& comp = p.conversion.compensation;
   sp.sums_inner = comp.present() && inner.axis >= 0 && (inner.axis == comp.axis || inner.axis == comp.outer_axis);
-  if ((sp.sums = sum_slots(comp, sp.tile)) > kMaxTileSums)
-    sp.reject = "the tile's compensation sums would take " + num(sp.sums) + " private words, more than " + num(kMaxTileSums);
+  if ((sp.sums = sum_slots(comp, sp.tile)) > kMaxStagedSums)
+    sp.reject = "the tile's compensation sums would take " + num(sp.sums) + " private words, more than " + num(kMaxStagedSums);
   return sp;
 }
 
@@ -238,8 +238,7 @@ class StagedReorder : public ReorderImpl {
       }
       for (size_t k = 0; k < tile.size() && ++idx[k] == tile[k].extent; ++k) idx[k] = 0;
     }
-    // Compensation sums: slot per tile part of the index (sum_slots()), numbered as first met; a register whose
-    // lanes share one adds their horizontal sum, else each lane its own.
+    // Compensation sums: a slot per tile part of their index (sum_slots()), numbered as first met.
     const Compensation& comp = p.conversion.compensation;
     std::map<std::pair<int64_t, int64_t>, int64_t> slot;  // (tile part on the axis, on the outer axis) -> cr_s<slot>
     std::vector<std::pair<int64_t, int64_t>> slot_key;
@@ -249,9 +248,10 @@ class StagedReorder : public ReorderImpl {
       if (fresh) slot_key.push_back(key);
       return it->second;
     };
-    // Per slot, an accumulator of each register width that adds to it (cr_s<slot>_<width>): registers add
-    // lane by lane, and each accumulator is summed across its lanes once, when the sums are written (a
-    // horizontal sum per register took staged twice its plain time on oiyx -> os_is_yx_isv16_osv16 f32 -> i8).
+    // Per slot, an accumulator of each register width that adds to it (cr_s<slot>_<width>): a register whose
+    // lanes share the slot adds lane by lane, one whose lanes are several slots adds each lane to its slot's
+    // scalar, and each accumulator is summed across its lanes once, when the sums are written (a horizontal
+    // sum per register took staged twice its plain time on oiyx -> os_is_yx_isv16_osv16 f32 -> i8).
     std::vector<std::string> sums;
     std::set<std::pair<int64_t, int>> accs;  // (slot, width)
     auto acc = [&](int64_t k, int w) {
