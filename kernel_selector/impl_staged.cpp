@@ -254,9 +254,10 @@ class StagedReorder : public ReorderImpl {
     // sum per register took staged twice its plain time on oiyx -> os_is_yx_isv16_osv16 f32 -> i8).
     std::vector<std::string> sums;
     std::set<std::pair<int64_t, int>> accs;  // (slot, width)
+    auto acc_name = [](int64_t k, int w) { return "cr_s" + num(k) + "_" + num(w); };
     auto acc = [&](int64_t k, int w) {
       accs.insert({k, w});
-      return "cr_s" + num(k) + "_" + num(w);
+      return acc_name(k, w);
     };
     auto add_to_sums = [&](const std::string& var, int64_t first, int w) {
       const int64_t lane0 = slot_at(first);
@@ -328,37 +329,33 @@ class StagedReorder : public ReorderImpl {
     if (comp.present()) {
       // Declared and added to cr_comp around the loop, or in each tile where the loop moves the index.
       const bool per_tile = sp.loop.extent > 1 && (sp.loop.axis == comp.axis || sp.loop.axis == comp.outer_axis);
-      std::vector<std::string> decl, flush;
-      for (const auto& [k, w] : accs) decl.push_back((w > 1 ? "uint" + num(w) : std::string("uint")) + " " + acc(k, w) + " = 0;");
+      std::vector<std::string> decl, total(slot_key.size()), flush = {"{"};
+      for (const auto& [k, w] : accs) {
+        decl.push_back((w > 1 ? "uint" + num(w) : std::string("uint")) + " " + acc_name(k, w) + " = 0;");
+        std::string& t = total[static_cast<size_t>(k)];
+        t += (t.empty() ? "" : " + ") + (w > 1 ? "cr_hsum" + num(w) + "(" + acc_name(k, w) + ")" : acc_name(k, w));
+      }
       for (size_t k = 0; k < slot_key.size(); ++k) {
-        std::string total;
-        for (const auto& [at, w] : accs)
-          if (at == static_cast<int64_t>(k))
-            total += (total.empty() ? "" : " + ") + (w > 1 ? "cr_hsum" + num(w) + "(" + acc(at, w) + ")" : acc(at, w));
         const CompensateMacros m = guarded_sums(p.conversion, sp.perm, [&](int axis) {
           std::string v = "v" + num(axis);
           if (sp.loop.axis == axis && sp.loop.extent > 1) v += " + it * " + num(sp.loop.weight);
           return v + " + " + num(axis == comp.axis ? slot_key[k].first : slot_key[k].second);
         });
-        if (k == 0) flush.push_back(m.begin);
-        flush.push_back("{ const uint v = " + total + "; " + m.add + " }");
+        if (k == 0) flush.push_back(m.begin);  // the same for every slot
+        flush.push_back("{ const uint v = " + total[k] + "; " + m.add + " }");
         if (k + 1 == slot_key.size()) flush.push_back(m.end);
       }
-      sums.insert(sums.begin(), "/* compensation sums */");
+      flush.push_back("}");
+      body.push_back("/* compensation sums */");
+      body.insert(body.end(), sums.begin(), sums.end());
       if (per_tile) {
         body.insert(body.begin(), decl.begin(), decl.end());
-        body.insert(body.end(), sums.begin(), sums.end());
-        body.push_back("{");
         body.insert(body.end(), flush.begin(), flush.end());
-        body.push_back("}");
         tile_body = walk_tiles(sp.loop, body);
       } else {
-        body.insert(body.end(), sums.begin(), sums.end());
         tile_body = decl;
         for (const std::string& l : walk_tiles(sp.loop, body)) tile_body.push_back(l);
-        tile_body.push_back("{");
         tile_body.insert(tile_body.end(), flush.begin(), flush.end());
-        tile_body.push_back("}");
       }
     } else {
       tile_body = walk_tiles(sp.loop, body);

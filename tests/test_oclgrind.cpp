@@ -392,12 +392,11 @@ TEST(Sweep, EveryImplementationInBothTunings) {
           if (prefetches) ++prefetching[impl->name()];
           far_rows += cpu && a_len == 32 && prefetches;
           wide16 += cpu && a_len > 16 && code.find("short16 r0") != std::string::npos;
-          const bool bytes = bits_of(s.c.dst.data_type()) == 8;
+          const bool bytes = bits_of(s.c.dst.data_type()) == 8, staged = std::string(impl->name()) == "staged";
           block_rows += cpu && a_len == 64 && prefetches && !bytes;
           line_rows += cpu && a_len == 64 && prefetches && bytes;
-          staged_sums += std::string(impl->name()) == "staged" && code.find(" cr_s0_") != std::string::npos;
-          staged_bytes16 += cpu && std::string(impl->name()) == "staged" && bits_of(s.c.src.data_type()) >= 32 &&
-                            bits_of(s.c.dst.data_type()) == 8 && code.find("char16 l") != std::string::npos;
+          staged_sums += staged && code.find(" cr_s0_") != std::string::npos;
+          staged_bytes16 += cpu && staged && bits_of(s.c.src.data_type()) >= 32 && bytes && code.find("char16 l") != std::string::npos;
           split += code.find("#define CR_GRID_SPLIT 1") != std::string::npos;
           b_tails[tuning] += a_len > 0 && scalar_b_tail(code);
           b_real[tuning] += steps_from_real_column(code);
