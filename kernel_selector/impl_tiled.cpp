@@ -827,15 +827,14 @@ TiledPlan plan_on(const ReorderParams& p, Permutation perm) {
       }
     }
   }
-  constexpr int64_t kFarRows = 32, kFarBlockRows = 64;
-  // A run of nested blocks (two digits or more, which chunk() leaves whole) longer than kFarBlockRows: its
-  // outermost digit is cut so the run holds that many, its chunks a grid digit. One-digit runs are chunk()'s.
-  auto keep_block_rows = [&](Run& run) {
+  constexpr int64_t kFarRows = 32, kFarBlockRows = 64, kWideFarRows = 16;
+  // A run of nested blocks (two digits or more, which chunk() leaves whole) longer than `rows`: its outermost
+  // digit is cut so the run holds that many, its chunks a grid digit. One-digit runs are chunk()'s.
+  auto keep_block_rows = [&](Run& run, int64_t rows) {
     if (run.digits.size() < 2) return;
     PermDigit& outer = run.digits.back();
-    const int64_t inner = run.length() / outer.extent, t = kFarBlockRows / inner;
-    if (run.length() > kFarBlockRows && kFarBlockRows % inner == 0 && t < outer.extent && outer.extent % t == 0 &&
-        !sums_axis(outer.axis))
+    const int64_t inner = run.length() / outer.extent, t = rows / inner;
+    if (run.length() > rows && rows % inner == 0 && t < outer.extent && outer.extent % t == 0 && !sums_axis(outer.axis))
       grid.push_back(split_outer(outer, t));
   };
   // Where A's rows lie 2 KiB or more apart in the source (prefetches_rows(): bfyx -> byxf, yxfb -> bfyx), each
@@ -866,15 +865,30 @@ TiledPlan plan_on(const ReorderParams& p, Permutation perm) {
   // bfyx i8 32x64x56x56, one work-group for two cores). Without it (`clreorder bench`, alternated seven
   // times): that case 1.87x as fast, bs_fs_yx_bsv32_fsv16 -> bfyx f16 1.04x, bs_fs_yx_bsv16_fsv16 -> bfyx f16
   // 0.98x and 1.12x in two rounds.
-  if (!tp.a_src_dense && prefetches_rows(p, a.digits.front().src_stride) && a.length() > kFarRows) {
-    cfg.cap_a = bits_of(p.dst.data_type()) == 8 ? 2 * kFarRows : kFarRows;
+  // Into 4- and 8-byte destinations such tiles read kWideFarRows rows (a 64-byte line of f32 in each destination
+  // row, two of i64) where A is a multiple of them. On the AMD Zen 5 host (32 MiB L3; `perf/clreorder_ab`, old
+  // and new interleaved 31 times; NOTES, "16 far rows into 4- and 8-byte destinations") 32 rows took 1.03-2.06x
+  // the time of 16 with caches evicted over 38 transposes (1.36x in geometric mean: bfyx -> byxf f32 8x256x56x56
+  // 1.56x, i32 1.38x, u8 -> f32 1.13x, i64 1.03-2.06x, f64 1.49x; b_fs_yx_fsv32, fs_b_yx_fsv32, bs_fs_yx_bsv16_fsv16
+  // and bsv16/32_fsv32, yxfb, fyxb, 5-D, os_iyx_osv32/64 weights), and 0.82-2.17x with the source in cache (1.15x;
+  // under 0.95x on three: bfyx -> bs_fs_yx_bsv32_fsv32 f32 32x64x28x28 0.82x, bsv16_fsv32 0.92x, bfyx -> byxf
+  // f16 -> i32 0.87x). 16-bit destinations keep 32 rows (a line already) and 8-bit ones 64: 16 rows into f16 took
+  // 1.4-2x the time; an A of 24 (no multiple) cut to 12 rows took 1.27x.
+  const DataType dst_t = p.dst.data_type();
+  const bool wide_dst = !is_nibble(dst_t) && unit_bytes(dst_t) >= 4;
+  const bool wide_rows = wide_dst && a.length() % kWideFarRows == 0;
+  if (!tp.a_src_dense && prefetches_rows(p, a.digits.front().src_stride) && a.length() > (wide_rows ? kWideFarRows : kFarRows)) {
+    cfg.cap_a = wide_rows ? kWideFarRows : bits_of(dst_t) == 8 ? 2 * kFarRows : kFarRows;
     cfg.tile = 2048 * 4 / wide_bytes;
     // An A of nested destination blocks (bs_fs_yx_bsv16_fsv16's 16 channels x 16 batches: 256 rows), which
     // chunk() does not cut, keeps 64 of them: its outer digit's chunks go to the grid. Against 256 rows,
     // 32 ran 0.86-1.27x as fast over seven cases and 64 1.02-1.25x over the same seven (`clreorder bench`,
     // alternated five to nine times; NOTES, "Nested destination blocks read 64 rows"): bfyx ->
-    // bs_fs_yx_bsv16_fsv16 f32 32x64x56x56 1.25x, f16 1.17x, 16x64x80x80 f16 1.11x, u8 -> f16 1.09x.
-    keep_block_rows(a);
+    // bs_fs_yx_bsv16_fsv16 f32 32x64x56x56 1.25x, f16 1.17x, 16x64x80x80 f16 1.11x, u8 -> f16 1.09x. Into 4- and
+    // 8-byte destinations kWideFarRows of them (a 16-channel block; among the 38 cases above: bfyx ->
+    // bs_fs_yx_bsv16_fsv16 f32 32x64x56x56 1.55x as fast cold, 1.52x warm, i64 1.71x, f64 1.83x, 5-D f32 1.60x);
+    // 32 of them into f16 ran 1.27-1.4x as fast cold but took 1.25-1.62x the time warm: not there.
+    keep_block_rows(a, wide_dst ? kWideFarRows : kFarBlockRows);
   } else if (!tp.a_src_dense && tuning_of(p.device) == Tuning::cpu && b.digits.size() == 1 &&
              tile_size(b.length(), std::max<int64_t>(cfg.min_b, cfg.tile / tile_size(a.length(), cfg.cap_a))) <= cfg.min_b) {
     cfg.cap_a = std::max<int64_t>(cfg.cap_a, cfg.cap_a * 4 / wide_bytes);
@@ -890,7 +904,7 @@ TiledPlan plan_on(const ReorderParams& p, Permutation perm) {
   // there.
   if (!tp.a_src_dense && tuning_of(p.device) == Tuning::cpu && unit_bytes(p.dst.data_type()) < 4 && !is_nibble(p.dst.data_type()) &&
       !is_nibble(p.src.data_type()))
-    keep_block_rows(b);
+    keep_block_rows(b, kFarBlockRows);
   // A row run's B of two digits (above): its outer one is cut to what the budget leaves.
   if (tp.a_src_dense && b.digits.size() == 2) {
     const int64_t t = tile_size(b.digits[1].extent, std::max<int64_t>(1, cfg.tile / b.digits[0].extent / a.length()));

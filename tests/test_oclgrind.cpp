@@ -70,16 +70,22 @@ std::vector<Sweep> sweep_cases() {
       {make_case(F("bfyx"), F("byxf"), {1, 16, 2, 128}, T::i64, T::i64), 1, 0},
       {make_case(F("bfyx"), F("b_fs_yx_fsv16"), {1, 20, 1, 512}, T::f32, T::f16), 0, 1},
       {make_case(F("b_fs_yx_fsv16"), F("byxf"), {1, 128, 8, 8}, T::f16, T::f16), 1, 0},  // row copies from 8 planes
-      // More such rows than kFarRows (impl_tiled.cpp): CPU tiles read 32 of them at a time along a longer B
-      // (64 channels: two chunks of A; 256 positions: 8 chunks of B). The smallest such tensor (8-byte elements
-      // need the fewest positions for 2 KiB rows; Oclgrind's time goes with the elements): the other types
-      // take the same code with other lengths, which host.format checks.
+      // More such rows than kFarRows (impl_tiled.cpp): CPU tiles read 32 of them at a time into 16-bit
+      // destinations (64 channels: two chunks of A), the rows 2 KiB apart through the source's padding, and 16
+      // of them into 4- and 8-byte ones (kWideFarRows: four chunks of A; 256 positions: chunks of B). The
+      // smallest such tensors (8-byte elements need the fewest positions for 2 KiB rows; Oclgrind's time goes
+      // with the elements): the other types take the same code with other lengths, which host.format checks.
+      {make_case(F("bfyx"), F("byxf"), {1, 64, 1, 16}, T::f16, T::f16, {}, {0, 0, 0, 1008}), 1, 0},
       {make_case(F("bfyx"), F("byxf"), {1, 64, 1, 256}, T::i64, T::i64), 1, 2},
       // ... and 64 of them into 8-bit destinations, a line of each destination row (two chunks of 128 channels),
       // the rows 2 KiB apart through the source's padding.
       {make_case(F("bfyx"), F("byxf"), {1, 128, 1, 16}, T::i8, T::i8, {}, {0, 0, 0, 2032}), 1, 0},
-      // Nested destination blocks (16 batches x 8 channels: 128 rows 2 KiB apart): CPU tiles read 64 of them
-      // (kFarBlockRows), the batch block's outer half in the grid. The smallest such tensor (8-byte elements).
+      // Nested destination blocks (16 batches x 16 channels: 256 rows 2 KiB apart through the source's
+      // padding; two channel blocks, so that the batch block does not continue the channels' rows): CPU tiles
+      // read 64 of them into 16-bit destinations (kFarBlockRows), the batch block's outer quarters in the grid;
+      // and (16 batches x 8 channels, 128 rows) 16 of them into 8-byte ones (kWideFarRows), the batch block's
+      // outer eighths in the grid. The smallest such tensors.
+      {make_case(F("bfyx"), F("bs_fs_yx_bsv16_fsv16"), {16, 32, 1, 16}, T::f16, T::f16, {}, {0, 0, 0, 1008}), 0, 1},
       {make_case(F("bfyx"), F("bs_fs_yx_bsv16_fsv8"), {16, 16, 1, 256}, T::f64, T::f64), 0, 1},
       // Nested source blocks (16 channels x 16 batches, 256 destination rows): CPU tiles write 64 of them at a
       // time into 8- and 16-bit destinations, the batch block's outer quarters in the grid (host.format checks
@@ -352,8 +358,9 @@ TEST(Sweep, EveryImplementationInBothTunings) {
   int long_a = 0;
   // CPU-tuned kernels that prefetch their source rows, per implementation.
   std::map<std::string, int> prefetching;
-  // CPU-tuned transposes reading 32 rows 2 KiB or more apart at a time (A cut to kFarRows, plan_on()).
-  int far_rows = 0;
+  // CPU-tuned transposes reading 32 rows 2 KiB or more apart at a time (A cut to kFarRows, plan_on()), and 16
+  // such rows into 4- and 8-byte destinations (kWideFarRows; a block of 16 counts too).
+  int far_rows = 0, wide_rows = 0;
   // CPU-tuned transposes reading 64 rows of nested destination blocks 2 KiB or more apart (kFarBlockRows), and
   // 64 such rows into 8-bit destinations.
   int block_rows = 0, line_rows = 0;
@@ -391,6 +398,7 @@ TEST(Sweep, EveryImplementationInBothTunings) {
           long_a += cpu && a_len > 256;
           if (prefetches) ++prefetching[impl->name()];
           far_rows += cpu && a_len == 32 && prefetches;
+          wide_rows += cpu && a_len == 16 && prefetches && unit_bytes(s.c.dst.data_type()) >= 4 && !is_nibble(s.c.dst.data_type());
           wide16 += cpu && a_len > 16 && code.find("short16 r0") != std::string::npos;
           const bool bytes = bits_of(s.c.dst.data_type()) == 8, staged = std::string(impl->name()) == "staged";
           block_rows += cpu && a_len == 64 && prefetches && !bytes;
@@ -410,6 +418,7 @@ TEST(Sweep, EveryImplementationInBothTunings) {
     EXPECT_GT(two_digit[form], 0) << "no tiled row copy with B's digit continuing A in the source " << form;
   EXPECT_GT(long_a, 0) << "no CPU-tuned transpose with A over 256 elements";
   EXPECT_GT(far_rows, 0) << "no CPU-tuned transpose reading 32 rows pages apart at a time";
+  EXPECT_GT(wide_rows, 0) << "no CPU-tuned transpose reading 16 rows pages apart into a 4- or 8-byte destination";
   EXPECT_GT(wide16, 0) << "no CPU-tuned 16-bit transpose 16 columns a step";
   EXPECT_GT(block_rows, 0) << "no CPU-tuned transpose reading 64 rows of nested blocks pages apart";
   EXPECT_GT(line_rows, 0) << "no CPU-tuned transpose reading 64 rows pages apart into an 8-bit destination";
@@ -434,6 +443,7 @@ TEST(Sweep, EveryImplementationInBothTunings) {
     std::printf("sweep: tiled's row copies, B's digit continuing A in the source %s: %d kernels\n", form.c_str(), count);
   std::printf("sweep: CPU-tuned transposes with A over 256 elements: %d kernels\n", long_a);
   std::printf("sweep: CPU-tuned transposes reading 32 rows pages apart at a time: %d kernels\n", far_rows);
+  std::printf("sweep: CPU-tuned transposes reading 16 rows pages apart into 4- and 8-byte destinations: %d kernels\n", wide_rows);
   std::printf("sweep: CPU-tuned 16-bit transposes 16 columns a step: %d kernels\n", wide16);
   std::printf("sweep: CPU-tuned transposes reading 64 rows of nested blocks pages apart: %d kernels\n", block_rows);
   std::printf("sweep: CPU-tuned transposes reading 64 rows pages apart into 8-bit destinations: %d kernels\n", line_rows);

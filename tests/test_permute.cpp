@@ -419,12 +419,13 @@ TEST(Generated, NarrowTransposesWalkKiBRowsWhereBIsAtItsFloor) {
 }
 
 // CPU tiles of transposes whose source rows lie 2 KiB or more apart read at most 32 of them at a time (kFarRows)
-// along 256 bytes of each (B of 64 f32, 32 i64 positions: 2048 4-byte elements a tile), where A would be
-// longer, 64 into 8-bit destinations (a line of each destination row: B of 128 i8, 32 f32 positions), and 64
-// rows of nested destination blocks (kFarBlockRows: bs_fs_yx_bsv16_fsv16's 256, not bsv32_fsv32's
-// 64 already); A stays as it was where its rows lie closer (1 KiB), where it is no longer (a block of 16
-// channels), and in the GPU tuning. Out of nested source blocks B is cut alike (to 64 destination rows) for 8-
-// and 16-bit destinations.
+// into 16-bit destinations (B of 2048 4-byte elements' bytes a tile), where A would be longer, 64 into 8-bit
+// destinations (a line of each destination row: B of 128 i8, 32 f32 positions), 16 into 4- and 8-byte ones
+// where A is a multiple of 16 (kWideFarRows: B of 128 f32, 64 i64 positions), and 64 rows of nested
+// destination blocks (kFarBlockRows: bs_fs_yx_bsv16_fsv16's 256, not bsv32_fsv32's 64 already), 16 of them
+// into 4- and 8-byte destinations; A stays as it was where its rows lie closer (1 KiB), where it is no
+// longer (a block of 16 channels), where 16 does not divide it (24 channels), and in the GPU tuning. Out of
+// nested source blocks B is cut alike (to 64 destination rows) for 8- and 16-bit destinations.
 TEST(Generated, TransposesReadFewRowsPagesApart) {
   struct Pair {
     const char *from, *to;
@@ -434,16 +435,23 @@ TEST(Generated, TransposesReadFewRowsPagesApart) {
     int64_t a, b;  // A's and B's length in the tile; 0: not checked
   };
   using T = DataType;
-  const Pair pairs[] = {{"bfyx", "byxf", {8, 256, 56, 56}, T::f32, T::f32, "cpu", 32, 64},
+  const Pair pairs[] = {{"bfyx", "byxf", {8, 256, 56, 56}, T::f32, T::f32, "cpu", 16, 112},
                         {"bfyx", "byxf", {8, 64, 112, 112}, T::i8, T::i8, "cpu", 64, 128},
                         {"bfyx", "byxf", {8, 64, 112, 112}, T::f32, T::u8, "cpu", 64, 32},
                         {"bfyx", "byxf", {8, 128, 56, 56}, T::f16, T::f16, "cpu", 32, 112},
-                        {"bfyx", "byxf", {8, 64, 112, 112}, T::u8, T::f32, "cpu", 32, 64},
-                        {"bfyx", "byxf", {4, 64, 56, 56}, T::i64, T::i64, "cpu", 32, 32},
+                        {"bfyx", "byxf", {8, 128, 56, 56}, T::f32, T::f16, "cpu", 32, 64},
+                        {"bfyx", "byxf", {8, 64, 112, 112}, T::u8, T::f32, "cpu", 16, 128},
+                        {"bfyx", "byxf", {4, 64, 56, 56}, T::i64, T::i64, "cpu", 16, 64},
+                        {"bfyx", "byxf", {8, 64, 56, 56}, T::f32, T::f64, "cpu", 16, 64},
+                        {"bfyx", "byxf", {8, 24, 56, 56}, T::f32, T::f32, "cpu", 24, 0},  // no multiple of 16
                         {"bfyx", "byxf", {1, 256, 16, 16}, T::f32, T::f32, "cpu", 256, 0},  // rows 1 KiB apart
                         {"bfyx", "b_fs_yx_fsv16", {8, 256, 56, 56}, T::f32, T::f32, "cpu", 16, 0},
-                        // nested blocks (16 channels x 16 batches): 64 rows, B of 2048 / 64 elements
-                        {"bfyx", "bs_fs_yx_bsv16_fsv16", {32, 64, 56, 56}, T::f32, T::f32, "cpu", 64, 32},
+                        {"bfyx", "b_fs_yx_fsv32", {8, 256, 56, 56}, T::f32, T::f32, "cpu", 16, 0},
+                        {"bfyx", "b_fs_yx_fsv32", {8, 256, 56, 56}, T::f16, T::f16, "cpu", 32, 0},
+                        // nested blocks (16 channels x 16 batches): 64 rows, B of 2048 / 64 elements; 16 rows
+                        // (one block of channels) into 4- and 8-byte destinations
+                        {"bfyx", "bs_fs_yx_bsv16_fsv16", {32, 64, 56, 56}, T::f32, T::f32, "cpu", 16, 112},
+                        {"bfyx", "bs_fs_yx_bsv16_fsv16", {16, 64, 56, 56}, T::i64, T::i64, "cpu", 16, 0},
                         {"bfyx", "bs_fs_yx_bsv16_fsv16", {32, 64, 56, 56}, T::f16, T::f16, "cpu", 64, 64},
                         {"bfyx", "bs_fs_yx_bsv32_fsv32", {32, 64, 56, 56}, T::i8, T::i8, "cpu", 64, 112},
                         // out of nested blocks (B of 256 or 1024 destination rows each a plane apart): 64 of
@@ -487,9 +495,9 @@ TEST(Generated, SixteenBitTransposesStepSixteenColumns) {
                         {"bfyx", "yxfb", {32, 64, 28, 28}, T::u16, T::u16, 16},
                         {"bfyx", "byxf", {8, 128, 56, 56}, T::f32, T::f16, 16},
                         {"bfyx", "byxf", {8, 64, 112, 112}, T::i8, T::i8, 16},
-                        {"bfyx", "byxf", {8, 256, 56, 56}, T::f32, T::f32, 8},
+                        {"bfyx", "byxf", {1, 256, 16, 16}, T::f32, T::f32, 8},  // rows 1 KiB apart: A of 256
                         {"byxf", "bfyx", {8, 128, 56, 56}, T::f16, T::f32, 8},
-                        {"bfyx", "byxf", {4, 64, 56, 56}, T::i64, T::i64, 8},
+                        {"bfyx", "byxf", {1, 64, 8, 16}, T::i64, T::i64, 8},
                         {"b_fs_yx_fsv16", "bfyx", {8, 64, 56, 56}, T::i4, T::f16, 8}};
   static const std::regex first_row(R"(const [a-z]+(\d+) r0(_0)? = )");
   for (const Pair& c : pairs) {
