@@ -72,7 +72,7 @@ std::vector<Sweep> sweep_cases() {
       {make_case(F("b_fs_yx_fsv16"), F("byxf"), {1, 128, 8, 8}, T::f16, T::f16), 1, 0},  // row copies from 8 planes
       // More such rows than kFarRows (impl_tiled.cpp): CPU tiles read 32 of them at a time into 16-bit
       // destinations (64 channels: two chunks of A), the rows 2 KiB apart through the source's padding, and 16
-      // of them into 4- and 8-byte ones (kWideFarRows: four chunks of A; 256 positions: chunks of B). The
+      // of them into 4- and 8-byte ones (kWideFarRows: four chunks of A; 256 positions: four chunks of B). The
       // smallest such tensors (8-byte elements need the fewest positions for 2 KiB rows; Oclgrind's time goes
       // with the elements): the other types take the same code with other lengths, which host.format checks.
       {make_case(F("bfyx"), F("byxf"), {1, 64, 1, 16}, T::f16, T::f16, {}, {0, 0, 0, 1008}), 1, 0},

@@ -497,7 +497,7 @@ TEST(Generated, SixteenBitTransposesStepSixteenColumns) {
                         {"bfyx", "byxf", {8, 64, 112, 112}, T::i8, T::i8, 16},
                         {"bfyx", "byxf", {1, 256, 16, 16}, T::f32, T::f32, 8},  // rows 1 KiB apart: A of 256
                         {"byxf", "bfyx", {8, 128, 56, 56}, T::f16, T::f32, 8},
-                        {"bfyx", "byxf", {1, 64, 8, 16}, T::i64, T::i64, 8},
+                        {"bfyx", "byxf", {1, 64, 8, 16}, T::i64, T::i64, 8},  // rows 1 KiB apart: A of 64
                         {"b_fs_yx_fsv16", "bfyx", {8, 64, 56, 56}, T::i4, T::f16, 8}};
   static const std::regex first_row(R"(const [a-z]+(\d+) r0(_0)? = )");
   for (const Pair& c : pairs) {
