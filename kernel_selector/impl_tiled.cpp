@@ -873,7 +873,7 @@ TiledPlan plan_on(const ReorderParams& p, Permutation perm) {
   // and bsv16/32_fsv32, yxfb, fyxb, 5-D, os_iyx_osv32/64 weights), and 0.82-2.17x with the source in cache (1.15x;
   // under 0.95x on three: bfyx -> bs_fs_yx_bsv32_fsv32 f32 32x64x28x28 0.82x, bsv16_fsv32 0.92x, bfyx -> byxf
   // f16 -> i32 0.87x). 16-bit destinations keep 32 rows (a line already) and 8-bit ones 64: 16 rows into f16 took
-  // 1.4-2x the time; an A of 24 (no multiple) cut to 12 rows took 1.27x.
+  // 1.99x the time (bfyx -> byxf 8x128x56x56), 32 into i8 1.39x; an A of 24 (no multiple) cut to 12 took 1.27x.
   const DataType dst_t = p.dst.data_type();
   const bool wide_dst = !is_nibble(dst_t) && unit_bytes(dst_t) >= 4;
   const bool wide_rows = wide_dst && a.length() % kWideFarRows == 0;
