@@ -2,6 +2,7 @@
 // of a destination-dense run of digits A and a source-dense run B; the other digits are decoded once per
 // work-item, so the per-element work is a few multiply-adds and the masks that the shape needs.
 // Shapes, strides and masks are constants in the generated code.
+#include <cstdlib>
 #include <algorithm>
 #include <functional>
 #include <optional>
@@ -102,6 +103,45 @@ std::string tile_coord(int axis, const Run& a, const Run& b, const std::string& 
   if (a.has_axis(axis)) v += " + " + a.coord(axis, ia);
   if (b.has_axis(axis)) v += " + " + b.coord(axis, ib);
   return "(" + v + ")";
+}
+
+// Whether B's destination offsets (Run::sum()) divide or take a remainder by a constant that is not a power
+// of two (a digit of 9 positions after a digit of 16: oiyx -> os_is_yx_isv16_osv16 3 x 3), in a run of at most
+// kMaxOffsetTable positions. A CPU transpose then reads each column's offset from a table (offset_table()):
+// each column of a step names its own position (ib + j), and two divisions by 9 (a multiply and shifts each)
+// per column took `oiyx -> os_is_yx_isv16_osv16` f16 256x256x3x3 2.0x the time with the source in cache and
+// 1.5x with it evicted (perf/clreorder_ab, interleaved; NOTES, "Offset tables for B's columns"). A table read
+// is one load from L1. Powers of two are shifts and masks, and GPU tiles keep the arithmetic (not measured).
+constexpr int64_t kMaxOffsetTable = 2048;
+bool takes_offset_table(const Run& run) {
+  if (run.length() > kMaxOffsetTable) return false;
+  int64_t inner = 1;
+  for (size_t k = 0; k < run.digits.size(); ++k) {
+    const int64_t extent = run.digits[k].extent;
+    if (run.digits[k].dst_stride != 0 && ((inner > 1 && log2_exact(inner) < 0) || (k + 1 < run.digits.size() && log2_exact(extent) < 0)))
+      return true;
+    inner *= extent;
+  }
+  return false;
+}
+// B's destination offsets at positions 0 .. count - 1 (count: past B's end as far as a step's columns name)
+// as a program-scope __constant table of IDX_T named CR_CAT(KERNEL_NAME, suffix), appended to `tables`; its
+// name, or "" where takes_offset_table() says no.
+std::string offset_table(const Run& run, const std::string& suffix, int64_t count, std::string* tables) {
+  if (!tables || !takes_offset_table(run)) return "";
+  std::string values;
+  for (int64_t c = 0; c < count; ++c) {
+    int64_t off = 0, in = 1;
+    for (size_t k = 0; k < run.digits.size(); ++k) {
+      const int64_t q = c / in;
+      off += (k + 1 < run.digits.size() ? q % run.digits[k].extent : q) * run.digits[k].dst_stride;
+      in *= run.digits[k].extent;
+    }
+    values += (c ? ", " : "") + num(off);
+  }
+  const std::string name = "CR_CAT(KERNEL_NAME, " + suffix + ")";
+  *tables += std::string(tables->empty() ? "" : " ") + "__constant IDX_T " + name + "[" + num(count) + "] = {" + values + "};";
+  return name;
 }
 
 std::vector<int> masked_axes(const Permutation& perm, const Run& a, const Run& b) {
@@ -374,8 +414,12 @@ std::string dst_vector_store(DataType t, int vec, const std::string& value, cons
 // A u4 or i4 destination's columns are packed (dst_vector_store(), aligned as `nibble_align` says).
 std::vector<std::string> transpose_loops(const ReorderParams& p, const Permutation& perm, const Run& a, const Run& b,
                                          int vec, bool src_packable, StoreAlign align, StoreAlign nibble_align, const TileSums& ts,
-                                         int64_t b_begin, int64_t b_end) {
+                                         int64_t b_begin, int64_t b_end, std::string* tables) {
   const std::string V = num(vec), dt = cl_type(p.dst.data_type()) + V, st = cl_type(p.src.data_type());
+  // The columns' destination offsets: Run::sum(), or in CPU tiles reads of offset_table()'s table.
+  const std::string b_table =
+      tuning_of(p.device) == Tuning::cpu ? offset_table(b, "_bo", b_begin + (b_end - b_begin + vec - 1) / vec * vec, tables) : "";
+  auto b_dst = [&](const std::string& column) { return b_table.empty() ? b.dst_offset(column) : b_table + "[" + column + "]"; };
   std::vector<int> axes = masked_axes(perm, a, b);
   std::vector<std::string> body, readable;
   body.push_back("for (IDX_T ib = " + num(b_begin) + "; ib < " + num(b_end) + "; ib += " + V + ") {");
@@ -496,14 +540,14 @@ std::vector<std::string> transpose_loops(const ReorderParams& p, const Permutati
       for (int ax : axes)
         if (b.has_axis(ax)) axis_checks(perm.axes[static_cast<size_t>(ax)], tile_coord(ax, Run{}, b, "0", column), &ok, &wr);
       std::string value = net.columns[static_cast<size_t>(j)];
-      const std::string at = "dst + d_off + " + b.dst_offset(column) + " + " + ia;
+      const std::string at = "dst + d_off + " + b_dst(column) + " + " + ia;
       keep_padding_unwritten(p.conversion.padding, &ok, &wr);
       if (!ok.empty()) value = "(" + join_and(ok) + ") ? " + value + " : (" + dt + ")0";
       if (ts.present) {
         out.pre.push_back("const " + dt + " c" + tag + num(j) + " = " + value + ";");
         value = "c" + tag + num(j);
       }
-      std::string store = dst_vector_store(p.dst.data_type(), vec, value, "d_off + " + b.dst_offset(column) + " + " + ia, align, nibble_align);
+      std::string store = dst_vector_store(p.dst.data_type(), vec, value, "d_off + " + b_dst(column) + " + " + ia, align, nibble_align);
       if (!row_ok.empty()) {
         if (row_ok.size() != static_cast<size_t>(vec)) throw Error("internal: tiled's row masks cover some rows of a step only");
         std::string each;
@@ -1048,6 +1092,16 @@ class TiledReorder : public ReorderImpl {
     if (tp.form == TiledPlan::Form::transpose && bytes < 16 && !is_nibble(p.dst.data_type()))
       return {kRankTiledSlower, "its " + num(tp.vec) + " x " + num(tp.vec) + " transposes move " + num(bytes) +
                                        "-byte vectors: staged took 0.49-0.55 of its time there"};
+    // CPU transposes whose columns read offset tables (takes_offset_table(): oiyx into the isv16_osv16 weights)
+    // against staged's element-wise tiles (perf/clreorder_ab, 25-51 interleaved runs; NOTES,
+    // "Offset tables for runs of 3 x 3 digits"): 0.51-0.73x staged's time with the source in cache over nine f32
+    // and f16 cases, and 0.73-0.94x with caches evicted where tiled's grid holds 32 work-items or more; grids of
+    // 8 and 16 (64 x 64 x 7 x 7: tiles of 784 columns) took 1.13-1.34x, so those stay with staged. Over the 18
+    // pairs it moves (isv16_osv16 families from plain, f32, f16, i8 and into i8 and f16) staged took 0.94-1.40x
+    // tiled's time cold and 0.93-1.96x warm.
+    if (tuning_of(p.device) == Tuning::cpu && tp.form == TiledPlan::Form::transpose && extent_product(tp.grid) >= 32 &&
+        takes_offset_table(tp.b))
+      return {kRankTiledFirst, ""};
     return {kRankTiled, ""};
   }
 
@@ -1062,7 +1116,7 @@ class TiledReorder : public ReorderImpl {
 
     const int vec = tp.vec;
     std::vector<std::string> body;
-    std::string tables;  // more program-scope tables than the parameters' (row_loops()'s byte table)
+    std::string tables;  // more program-scope tables than the parameters' (row_loops()'s byte table, offset_table()'s)
     // Vector stores start at ia (a multiple of the width) plus grid and B offsets. Vector loads start at ib
     // plus grid and A offsets (transposes), or at ia plus grid and B offsets (rows).
     auto with = [&](const Run& run) {
@@ -1085,7 +1139,7 @@ class TiledReorder : public ReorderImpl {
       // Stores keep their alignment from any first column (B's strides are in `outside`); loads, whose offsets
       // count ib in elements from a multiple of V, keep their packing only from a column that is a multiple of it.
       const bool packable = strides_multiple_of(perm, with(a), src_pack, &PermDigit::src_stride) && tp.b_lo % src_pack == 0;
-      body = transpose_loops(p, perm, a, b, vec, packable, align(line), nibble_align, tp.sums, tp.b_lo, tp.b_lo + tp.b_main);
+      body = transpose_loops(p, perm, a, b, vec, packable, align(line), nibble_align, tp.sums, tp.b_lo, tp.b_lo + tp.b_main, &tables);
       for (const auto& [from, to] : {std::make_pair(int64_t{0}, tp.b_lo), std::make_pair(tp.b_lo + tp.b_main, b.length())}) {
         if (from >= to) continue;
         const std::vector<std::string> rest = scalar_loops(p, perm, a, b, !tp.a_src_dense, tp.sums, from, to);

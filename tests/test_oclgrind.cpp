@@ -376,6 +376,8 @@ TEST(Sweep, EveryImplementationInBothTunings) {
   std::map<std::string, int> b_tails;
   // tiled's transposes stepping from the first real column of a lower-padded B, per tuning.
   std::map<std::string, int> b_real;
+  // CPU-tuned transposes reading their columns' offsets from a table (takes_offset_table(): 3 x 3 weights).
+  int offset_tables = 0;
   for (const Sweep& s : cases)
     for (const auto& impl : KernelSelector::instance().impls())
       for (const char* tuning : {"cpu", "gpu"}) {
@@ -408,6 +410,7 @@ TEST(Sweep, EveryImplementationInBothTunings) {
           split += code.find("#define CR_GRID_SPLIT 1") != std::string::npos;
           b_tails[tuning] += a_len > 0 && scalar_b_tail(code);
           b_real[tuning] += steps_from_real_column(code);
+          offset_tables += cpu && a_len > 0 && code.find("_bo)[ib + 0]") != std::string::npos;
           planned.push_back({&s, std::move(kd), std::string(tuning) + " tuning, cache " + std::to_string(cache)});
           ++per_impl[impl->name()];
         }
@@ -426,6 +429,7 @@ TEST(Sweep, EveryImplementationInBothTunings) {
   EXPECT_GT(staged_sums, 0) << "no staged kernel writing compensation sums";
   for (const char* impl : {"tiled", "staged", "lanes"}) EXPECT_GT(prefetching[impl], 0) << "no " << impl << " kernel prefetching its source rows";
   EXPECT_GT(split, 0) << "no tiled kernel written for both values of g_ok";
+  EXPECT_GT(offset_tables, 0) << "no CPU-tuned transpose reading its columns' offsets from a table";
   for (const char* tuning : {"cpu", "gpu"}) {
     EXPECT_GT(b_tails[tuning], 0) << "no tiled transpose with a scalar tail of B in the " << tuning << " tuning";
     EXPECT_GT(b_real[tuning], 0) << "no tiled transpose stepping from B's first real column in the " << tuning << " tuning";
@@ -445,6 +449,7 @@ TEST(Sweep, EveryImplementationInBothTunings) {
   std::printf("sweep: CPU-tuned transposes reading 32 rows pages apart at a time: %d kernels\n", far_rows);
   std::printf("sweep: CPU-tuned transposes reading 16 rows pages apart into 4- and 8-byte destinations: %d kernels\n", wide_rows);
   std::printf("sweep: CPU-tuned 16-bit transposes 16 columns a step: %d kernels\n", wide16);
+  std::printf("sweep: CPU-tuned transposes reading their columns' offsets from a table: %d kernels\n", offset_tables);
   std::printf("sweep: CPU-tuned transposes reading 64 rows of nested blocks pages apart: %d kernels\n", block_rows);
   std::printf("sweep: CPU-tuned transposes reading 64 rows pages apart into 8-bit destinations: %d kernels\n", line_rows);
   std::printf("sweep: CPU-tuned staged conversions into 8-bit types 16 elements a run: %d kernels\n", staged_bytes16);

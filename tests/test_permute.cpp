@@ -662,6 +662,45 @@ TEST(Generated, ShortSourceRowsWalkTheSourcesNearestDigitInnermost) {
 // transposes step from its first real column and the padding columns (with any real ones a width leaves
 // over) go to scalar loops on both sides: no step then reads a column the source lacks, and every step's
 // loads start where the source's rows do. 4-bit types and compensation sums keep the scalar loops.
+// CPU transposes whose B's destination offsets would divide by a constant that is not a power of two (3 x 3
+// positions after 16 input channels: oiyx -> os_is_yx_isv16_osv16) read each column's offset from a table, and
+// rank before staged where the grid holds 32 work-items or more; GPU tiles keep the arithmetic, and runs of powers
+// of two (a blocked data layout) need no table.
+TEST(Generated, OddColumnRunsReadOffsetTables) {
+  struct Pair {
+    const char *from, *to;
+    Dims shape;
+    DataType src, dst;
+    const char* tuning;
+    bool table;
+    const char* chosen;
+  };
+  using T = DataType;
+  const Pair pairs[] = {{"oiyx", "os_is_yx_isv16_osv16", {256, 256, 3, 3}, T::f16, T::f16, "cpu", true, "tiled"},
+                        {"oiyx", "os_is_yx_isv16_osv16", {256, 256, 3, 3}, T::f32, T::i8, "cpu", true, "tiled"},
+                        {"oiyx", "is_os_yx_isv16_osv16", {256, 256, 3, 3}, T::f32, T::f32, "cpu", true, "tiled"},
+                        {"goiyx", "g_os_is_yx_isv16_osv16", {32, 32, 32, 3, 3}, T::f16, T::f16, "cpu", true, "tiled"},
+                        {"oizyx", "os_is_zyx_isv16_osv16", {128, 96, 3, 3, 3}, T::f32, T::f32, "cpu", true, "tiled"},
+                        // a grid of 16 work-items (tiles of 784 columns): staged stays first
+                        {"oiyx", "os_is_yx_isv16_osv16", {64, 64, 7, 7}, T::f16, T::f16, "cpu", true, "staged"},
+                        {"oiyx", "os_is_yx_isv16_osv16", {256, 256, 3, 3}, T::f16, T::f16, "gpu", false, nullptr},
+                        {"bfyx", "b_fs_yx_fsv16", {8, 64, 56, 56}, T::f32, T::f32, "cpu", false, nullptr}};
+  for (const Pair& c : pairs) {
+    const Layout src(format_from_name(c.from), c.src, c.shape), dst(format_from_name(c.to), c.dst, c.shape);
+    const std::string label = src.describe() + " -> " + dst.describe() + ", " + c.tuning + " tuning";
+    const DeviceInfo dev = tuned_device(c.tuning);
+    const std::string code = plan_reorder(dev, src, dst, "tiled").source.code;
+    ASSERT_GT(transpose_a_length(code), 0) << label << "\n" << code;
+    EXPECT_EQ(code.find("_bo)[ib + 0]") != std::string::npos, c.table) << label << "\n" << code;
+    if (c.table) {
+      EXPECT_EQ(code.find("% 9) *"), std::string::npos) << label << "\n" << code;
+    }
+    if (c.chosen) {
+      EXPECT_EQ(plan_reorder(dev, src, dst, "").impl, c.chosen) << label;
+    }
+  }
+}
+
 TEST(Generated, TransposesLeaveATailOfBToScalarLoops) {
   struct Pair {
     const char *from, *to;
