@@ -105,36 +105,40 @@ std::string tile_coord(int axis, const Run& a, const Run& b, const std::string& 
   return "(" + v + ")";
 }
 
-// Whether B's destination offsets (Run::sum()) divide or take a remainder by a constant that is not a power
-// of two (a digit of 9 positions after a digit of 16: oiyx -> os_is_yx_isv16_osv16 3 x 3), in a run of at most
-// kMaxOffsetTable positions. A CPU transpose then reads each column's offset from a table (offset_table()):
-// each column of a step names its own position (ib + j), and two divisions by 9 (a multiply and shifts each)
+// Whether a run's offsets in the other layout (Run::sum() with `coef`: B's destination strides, A's source
+// strides) divide or take a remainder by a constant that is not a power of two (a digit of 9 positions after
+// a digit of 16: oiyx -> os_is_yx_isv16_osv16 3 x 3), in a run of at most kMaxOffsetTable positions. A CPU
+// transpose then reads each column's (row's) offset from a table (offset_table()): each column of a step
+// names its own position (ib + j), and two divisions by 9 (a multiply and shifts each)
 // per column took `oiyx -> os_is_yx_isv16_osv16` f16 256x256x3x3 2.0x the time with the source in cache and
 // 1.5x with it evicted (perf/clreorder_ab, interleaved; NOTES, "Offset tables for B's columns"). A table read
 // is one load from L1. Powers of two are shifts and masks, and GPU tiles keep the arithmetic (not measured).
 constexpr int64_t kMaxOffsetTable = 2048;
-bool takes_offset_table(const Run& run) {
+using StrideOf = int64_t (*)(const PermDigit&);
+int64_t src_stride_of(const PermDigit& d) { return d.src_stride; }
+int64_t dst_stride_of(const PermDigit& d) { return d.dst_stride; }
+bool takes_offset_table(const Run& run, StrideOf coef = dst_stride_of) {
   if (run.length() > kMaxOffsetTable) return false;
   int64_t inner = 1;
   for (size_t k = 0; k < run.digits.size(); ++k) {
     const int64_t extent = run.digits[k].extent;
-    if (run.digits[k].dst_stride != 0 && ((inner > 1 && log2_exact(inner) < 0) || (k + 1 < run.digits.size() && log2_exact(extent) < 0)))
+    if (coef(run.digits[k]) != 0 && ((inner > 1 && log2_exact(inner) < 0) || (k + 1 < run.digits.size() && log2_exact(extent) < 0)))
       return true;
     inner *= extent;
   }
   return false;
 }
-// B's destination offsets at positions 0 .. count - 1 (count: past B's end as far as a step's columns name)
+// A run's offsets (`coef`) at positions 0 .. count - 1 (count: past the run's end as far as a step names)
 // as a program-scope __constant table of IDX_T named CR_CAT(KERNEL_NAME, suffix), appended to `tables`; its
 // name, or "" where takes_offset_table() says no.
-std::string offset_table(const Run& run, const std::string& suffix, int64_t count, std::string* tables) {
-  if (!tables || !takes_offset_table(run)) return "";
+std::string offset_table(const Run& run, const std::string& suffix, int64_t count, std::string* tables, StrideOf coef = dst_stride_of) {
+  if (!tables || !takes_offset_table(run, coef)) return "";
   std::string values;
   for (int64_t c = 0; c < count; ++c) {
     int64_t off = 0, in = 1;
     for (size_t k = 0; k < run.digits.size(); ++k) {
       const int64_t q = c / in;
-      off += (k + 1 < run.digits.size() ? q % run.digits[k].extent : q) * run.digits[k].dst_stride;
+      off += (k + 1 < run.digits.size() ? q % run.digits[k].extent : q) * coef(run.digits[k]);
       in *= run.digits[k].extent;
     }
     values += (c ? ", " : "") + num(off);
@@ -420,6 +424,8 @@ std::vector<std::string> transpose_loops(const ReorderParams& p, const Permutati
   const std::string b_table =
       tuning_of(p.device) == Tuning::cpu ? offset_table(b, "_bo", b_begin + (b_end - b_begin + vec - 1) / vec * vec, tables) : "";
   auto b_dst = [&](const std::string& column) { return b_table.empty() ? b.dst_offset(column) : b_table + "[" + column + "]"; };
+  std::string a_table;  // the rows' source offsets likewise, once the steps' unrolling is known (below)
+  auto a_src = [&](const std::string& row) { return a_table.empty() ? a.src_offset(row) : a_table + "[" + row + "]"; };
   std::vector<int> axes = masked_axes(perm, a, b);
   std::vector<std::string> body, readable;
   body.push_back("for (IDX_T ib = " + num(b_begin) + "; ib < " + num(b_end) + "; ib += " + V + ") {");
@@ -488,7 +494,7 @@ std::vector<std::string> transpose_loops(const ReorderParams& p, const Permutati
       edge.push_back("  " + st + " fb" + tag + "[" + num(vec * vec) + "];");
       edge.push_back("  for (int ii = 0; ii < " + V + "; ++ii) { const bool rok = " + join_and(row_checks(ia + " + ii")) +
                         "; for (int jj = 0; jj < " + V + "; ++jj) fb" + tag + "[ii * " + V + " + jj] = (rok && ((rdm >> jj) & 1u)) ? SRC_AT(s_off + ib + " +
-                        a.src_offset(ia + " + ii") + " + jj) : (" + st + ")0; }");
+                        a_src(ia + " + ii") + " + jj) : (" + st + ")0; }");
     }
     for (int i = 0; i < vec; ++i) {
       const std::string row = ia + " + " + num(i);
@@ -499,7 +505,7 @@ std::vector<std::string> transpose_loops(const ReorderParams& p, const Permutati
         ok = {row_ok.back()};
       }
       // Rows are converted as loaded, while they are whole vectors; the transpose then moves destination values.
-      const std::string off = "s_off + ib + " + a.src_offset(row);
+      const std::string off = "s_off + ib + " + a_src(row);
       // A 4-bit source's byte offset halved term by term where A's source strides are even (s_off + ib then
       // is too, the sum being even): the rows' loads stay constants apart, which the halved sum hid from LLVM
       // (a shift and a sign extension per row; i4 -> f16 b_fs_yx_fsv16 -> bfyx took 0.85x the time so).
@@ -591,6 +597,10 @@ std::vector<std::string> transpose_loops(const ReorderParams& p, const Permutati
       (align.streams || set_aliased) && a.length() % (64 / row_bytes * vec) == 0)
     unroll = 64 / row_bytes;
   if (row_bytes * unroll < 64) align.streams = false;
+  if (tuning_of(p.device) == Tuning::cpu) {
+    const int64_t a_step = vec * unroll;
+    a_table = offset_table(a, "_ao", (a.length() + a_step - 1) / a_step * a_step, tables, src_stride_of);
+  }
   body.push_back("  for (IDX_T ia = 0; ia < " + num(a.length()) + "; ia += " + num(vec * unroll) + ") {");
   std::vector<Step> steps;
   for (int64_t u = 0; u < unroll; ++u) {
@@ -843,8 +853,17 @@ TiledPlan plan_on(const ReorderParams& p, Permutation perm) {
     // B: the source-dense run (source stride 1, then the digit continuing it, ...), within the budget.
     int64_t blen = 1;
     const auto b_may = free_of(a);
+    // In CPU tiles B leaves to A a digit that continues A in the destination where A alone is no multiple of 4
+    // and A with it is (os_is_yx_isv16_osv16 -> oiyx: A of 3 x 3 positions, then the 16 input channels of the
+    // block, which continue B's 16 output channels in the source): A's rows then vectorise (their source offsets
+    // from offset_table()) where the tile was scalar, and tiled ranks before staged. Against staged, the choice
+    // before (perf/clreorder_ab, 31 interleaved runs; NOTES, "A of 3 x 3 positions takes the block's input
+    // channels"): 0.21-0.73x its time warm and 0.56-1.09x cold over nine pairs out of the isv16_osv16 families
+    // (f32, f16, i8; 0.99-1.09x on three f16 pairs cold).
+    const bool leave_to_a = tuning_of(p.device) == Tuning::cpu && a.length() % 4 != 0;
     while (blen < cfg.tile / 4 && take(grid, b, [&](const PermDigit& d) {
-             return d.src_stride == blen && (blen == 1 || blen * d.extent <= cfg.tile) && b_may(d);
+             return d.src_stride == blen && (blen == 1 || blen * d.extent <= cfg.tile) && b_may(d) &&
+                    !(leave_to_a && blen > 1 && d.dst_stride == a.length() && a.length() * d.extent % 4 == 0);
            }))
       blen = b.length();
     // A grows along the destination while it is short, so rows are long enough to vectorise.
@@ -1092,15 +1111,15 @@ class TiledReorder : public ReorderImpl {
     if (tp.form == TiledPlan::Form::transpose && bytes < 16 && !is_nibble(p.dst.data_type()))
       return {kRankTiledSlower, "its " + num(tp.vec) + " x " + num(tp.vec) + " transposes move " + num(bytes) +
                                        "-byte vectors: staged took 0.49-0.55 of its time there"};
-    // CPU transposes whose columns read offset tables (takes_offset_table(): oiyx into the isv16_osv16 weights)
-    // against staged's element-wise tiles (perf/clreorder_ab, 25-51 interleaved runs; NOTES,
+    // CPU transposes whose columns or rows read offset tables (takes_offset_table(): oiyx into the isv16_osv16
+    // weights, and back) against staged's element-wise tiles (perf/clreorder_ab, 25-51 interleaved runs; NOTES,
     // "Offset tables for runs of 3 x 3 digits"): 0.51-0.73x staged's time with the source in cache over nine f32
     // and f16 cases, and 0.73-0.94x with caches evicted where tiled's grid holds 32 work-items or more; grids of
     // 8 and 16 (64 x 64 x 7 x 7: tiles of 784 columns) took 1.13-1.34x, so those stay with staged. Over the 18
     // pairs it moves (isv16_osv16 families from plain, f32, f16, i8 and into i8 and f16) staged took 0.94-1.40x
     // tiled's time cold and 0.93-1.96x warm.
     if (tuning_of(p.device) == Tuning::cpu && tp.form == TiledPlan::Form::transpose && extent_product(tp.grid) >= 32 &&
-        takes_offset_table(tp.b))
+        (takes_offset_table(tp.b) || takes_offset_table(tp.a, src_stride_of)))
       return {kRankTiledFirst, ""};
     return {kRankTiled, ""};
   }

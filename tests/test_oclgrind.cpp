@@ -101,6 +101,10 @@ std::vector<Sweep> sweep_cases() {
       // Weights whose output channels' rows lie 2 KiB apart: staged and lanes prefetch them in CPU tiles.
       {make_case(F("oiyx"), F("os_is_yx_isv16_osv16"), {16, 64, 3, 3}, T::f32, T::f32), 0, 1},
       {make_case(F("oiyx"), F("os_is_yx_osv32_isv4_swizzled_by_2"), {32, 512, 2, 2}, T::i8, T::i8), 1, 0},
+      // Out of isv16_osv16 blocks: CPU tiles' A takes 3 x 3 positions and the block's 16 input channels, its rows'
+      // source offsets from a table (with tails of both channel blocks in the second).
+      {make_case(F("os_is_yx_isv16_osv16"), F("oiyx"), {32, 32, 3, 3}, T::f16, T::f16), 0, 1},
+      {make_case(F("os_is_yx_isv16_osv16"), F("oiyx"), {17, 33, 3, 3}, T::f32, T::f32), 1, 0},
       // A swizzle's tail mask exchanging two binary digits, which clang -O2 makes llvm.bitreverse.i2: Oclgrind
       // cannot create that kernel, so it is built again without optimisation (ProgramCache::make()).
       {make_case(F("os_x_ys_ysv2_osv4_i_swizzled_by_2"), F("yi_os_osv32_x"), {8, 1, 4, 7}, T::f8e4m3, T::i32), 0, 0},
@@ -376,8 +380,9 @@ TEST(Sweep, EveryImplementationInBothTunings) {
   std::map<std::string, int> b_tails;
   // tiled's transposes stepping from the first real column of a lower-padded B, per tuning.
   std::map<std::string, int> b_real;
-  // CPU-tuned transposes reading their columns' offsets from a table (takes_offset_table(): 3 x 3 weights).
-  int offset_tables = 0;
+  // CPU-tuned transposes reading their columns' or their rows' offsets from a table (takes_offset_table(): 3 x 3
+  // weights into and out of isv16_osv16 blocks).
+  int offset_tables = 0, row_tables = 0;
   for (const Sweep& s : cases)
     for (const auto& impl : KernelSelector::instance().impls())
       for (const char* tuning : {"cpu", "gpu"}) {
@@ -411,6 +416,7 @@ TEST(Sweep, EveryImplementationInBothTunings) {
           b_tails[tuning] += a_len > 0 && scalar_b_tail(code);
           b_real[tuning] += steps_from_real_column(code);
           offset_tables += cpu && a_len > 0 && code.find("_bo)[ib + 0]") != std::string::npos;
+          row_tables += cpu && a_len > 0 && code.find("_ao)[ia + 0]") != std::string::npos;
           planned.push_back({&s, std::move(kd), std::string(tuning) + " tuning, cache " + std::to_string(cache)});
           ++per_impl[impl->name()];
         }
@@ -430,6 +436,7 @@ TEST(Sweep, EveryImplementationInBothTunings) {
   for (const char* impl : {"tiled", "staged", "lanes"}) EXPECT_GT(prefetching[impl], 0) << "no " << impl << " kernel prefetching its source rows";
   EXPECT_GT(split, 0) << "no tiled kernel written for both values of g_ok";
   EXPECT_GT(offset_tables, 0) << "no CPU-tuned transpose reading its columns' offsets from a table";
+  EXPECT_GT(row_tables, 0) << "no CPU-tuned transpose reading its rows' offsets from a table";
   for (const char* tuning : {"cpu", "gpu"}) {
     EXPECT_GT(b_tails[tuning], 0) << "no tiled transpose with a scalar tail of B in the " << tuning << " tuning";
     EXPECT_GT(b_real[tuning], 0) << "no tiled transpose stepping from B's first real column in the " << tuning << " tuning";
@@ -449,7 +456,8 @@ TEST(Sweep, EveryImplementationInBothTunings) {
   std::printf("sweep: CPU-tuned transposes reading 32 rows pages apart at a time: %d kernels\n", far_rows);
   std::printf("sweep: CPU-tuned transposes reading 16 rows pages apart into 4- and 8-byte destinations: %d kernels\n", wide_rows);
   std::printf("sweep: CPU-tuned 16-bit transposes 16 columns a step: %d kernels\n", wide16);
-  std::printf("sweep: CPU-tuned transposes reading their columns' offsets from a table: %d kernels\n", offset_tables);
+  std::printf("sweep: CPU-tuned transposes reading their columns' offsets from a table: %d kernels, their rows': %d\n", offset_tables,
+              row_tables);
   std::printf("sweep: CPU-tuned transposes reading 64 rows of nested blocks pages apart: %d kernels\n", block_rows);
   std::printf("sweep: CPU-tuned transposes reading 64 rows pages apart into 8-bit destinations: %d kernels\n", line_rows);
   std::printf("sweep: CPU-tuned staged conversions into 8-bit types 16 elements a run: %d kernels\n", staged_bytes16);

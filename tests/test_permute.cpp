@@ -662,10 +662,10 @@ TEST(Generated, ShortSourceRowsWalkTheSourcesNearestDigitInnermost) {
 // transposes step from its first real column and the padding columns (with any real ones a width leaves
 // over) go to scalar loops on both sides: no step then reads a column the source lacks, and every step's
 // loads start where the source's rows do. 4-bit types and compensation sums keep the scalar loops.
-// CPU transposes whose B's destination offsets would divide by a constant that is not a power of two (3 x 3
-// positions after 16 input channels: oiyx -> os_is_yx_isv16_osv16) read each column's offset from a table, and
-// rank before staged where the grid holds 32 work-items or more; GPU tiles keep the arithmetic, and runs of powers
-// of two (a blocked data layout) need no table.
+// CPU transposes whose B's destination offsets (or A's source offsets) would divide by a constant that is not a
+// power of two (3 x 3 positions after 16 input channels: oiyx -> os_is_yx_isv16_osv16, and back) read each
+// column's (row's) offset from a table, and rank before staged where the grid holds 32 work-items or more; GPU
+// tiles keep the arithmetic, and runs of powers of two (a blocked data layout) need no table.
 TEST(Generated, OddColumnRunsReadOffsetTables) {
   struct Pair {
     const char *from, *to;
@@ -674,6 +674,7 @@ TEST(Generated, OddColumnRunsReadOffsetTables) {
     const char* tuning;
     bool table;
     const char* chosen;
+    const char* read = "_bo)[ib + 0]";  // the first column's (or row's) read of its table
   };
   using T = DataType;
   const Pair pairs[] = {{"oiyx", "os_is_yx_isv16_osv16", {256, 256, 3, 3}, T::f16, T::f16, "cpu", true, "tiled"},
@@ -684,14 +685,19 @@ TEST(Generated, OddColumnRunsReadOffsetTables) {
                         // a grid of 16 work-items (tiles of 784 columns): staged stays first
                         {"oiyx", "os_is_yx_isv16_osv16", {64, 64, 7, 7}, T::f16, T::f16, "cpu", true, "staged"},
                         {"oiyx", "os_is_yx_isv16_osv16", {256, 256, 3, 3}, T::f16, T::f16, "gpu", false, nullptr},
-                        {"bfyx", "b_fs_yx_fsv16", {8, 64, 56, 56}, T::f32, T::f32, "cpu", false, nullptr}};
+                        {"bfyx", "b_fs_yx_fsv16", {8, 64, 56, 56}, T::f32, T::f32, "cpu", false, nullptr},
+                        // back to plain: A takes 3 x 3 positions and the block's 16 input channels, its rows'
+                        // source offsets from a table
+                        {"os_is_yx_isv16_osv16", "oiyx", {256, 256, 3, 3}, T::f32, T::f32, "cpu", true, "tiled", "_ao)[ia + 0]"},
+                        {"is_os_yx_isv16_osv16", "oiyx", {256, 256, 3, 3}, T::i8, T::i8, "cpu", true, "tiled", "_ao)[ia + 0]"},
+                        {"g_os_is_yx_isv16_osv16", "goiyx", {32, 32, 32, 3, 3}, T::f16, T::f16, "cpu", true, "tiled", "_ao)[ia + 0]"}};
   for (const Pair& c : pairs) {
     const Layout src(format_from_name(c.from), c.src, c.shape), dst(format_from_name(c.to), c.dst, c.shape);
     const std::string label = src.describe() + " -> " + dst.describe() + ", " + c.tuning + " tuning";
     const DeviceInfo dev = tuned_device(c.tuning);
     const std::string code = plan_reorder(dev, src, dst, "tiled").source.code;
     ASSERT_GT(transpose_a_length(code), 0) << label << "\n" << code;
-    EXPECT_EQ(code.find("_bo)[ib + 0]") != std::string::npos, c.table) << label << "\n" << code;
+    EXPECT_EQ(code.find(c.read) != std::string::npos, c.table) << label << "\n" << code;
     if (c.table) {
       EXPECT_EQ(code.find("% 9) *"), std::string::npos) << label << "\n" << code;
     }
