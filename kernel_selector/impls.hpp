@@ -39,7 +39,7 @@ constexpr int kRankStagedSlower = 34, kRankTiledSlower = 36, kRankLanesSlower = 
 // staged after tiled either way: compensation sums along the destination's inner run, which tiled adds as
 // vectors of its transposed columns and staged lane by lane of its source rows.
 constexpr int kRankStagedAfterTiled = 37;
-// tiled before staged (after lanes): CPU transposes whose columns read offset tables.
+// tiled before staged (after lanes): CPU transposes whose columns or rows read offset tables.
 constexpr int kRankTiledFirst = 15;
 // local (kernels_cl/reorder_local.cl) runs first on GPUs; after generic on CPUs, and on GPUs where its tile is
 // smaller than a work-group.
