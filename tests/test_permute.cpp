@@ -656,17 +656,11 @@ TEST(Generated, ShortSourceRowsWalkTheSourcesNearestDigitInnermost) {
   }
 }
 
-// Where no vector width divides B's run, tiled transposes the columns a width covers and leaves the rest to
-// scalar loops, rather than running the whole tile in scalar loops: 3 x 3 weights' rows of 9 (10 with
-// i_yxs_os_yxsv2_osv16's padding). Where B is one digit along a destination axis with lower padding, the
-// transposes step from its first real column and the padding columns (with any real ones a width leaves
-// over) go to scalar loops on both sides: no step then reads a column the source lacks, and every step's
-// loads start where the source's rows do. 4-bit types and compensation sums keep the scalar loops.
 // CPU transposes whose B's destination offsets (or A's source offsets) would divide by a constant that is not a
 // power of two (3 x 3 positions after 16 input channels: oiyx -> os_is_yx_isv16_osv16, and back) read each
 // column's (row's) offset from a table, and rank before staged where the grid holds 32 work-items or more; GPU
 // tiles keep the arithmetic, and runs of powers of two (a blocked data layout) need no table.
-TEST(Generated, OddColumnRunsReadOffsetTables) {
+TEST(Generated, OddRunsReadOffsetTables) {
   struct Pair {
     const char *from, *to;
     Dims shape;
@@ -707,6 +701,12 @@ TEST(Generated, OddColumnRunsReadOffsetTables) {
   }
 }
 
+// Where no vector width divides B's run, tiled transposes the columns a width covers and leaves the rest to
+// scalar loops, rather than running the whole tile in scalar loops: 3 x 3 weights' rows of 9 (10 with
+// i_yxs_os_yxsv2_osv16's padding). Where B is one digit along a destination axis with lower padding, the
+// transposes step from its first real column and the padding columns (with any real ones a width leaves
+// over) go to scalar loops on both sides: no step then reads a column the source lacks, and every step's
+// loads start where the source's rows do. 4-bit types and compensation sums keep the scalar loops.
 TEST(Generated, TransposesLeaveATailOfBToScalarLoops) {
   struct Pair {
     const char *from, *to;
