@@ -1112,8 +1112,9 @@ class TiledReorder : public ReorderImpl {
                                        "-byte vectors: staged took 0.49-0.55 of its time there"};
     // CPU transposes whose columns or rows read offset tables (takes_offset_table(): oiyx into the isv16_osv16
     // weights, and back) against staged's element-wise tiles (perf/clreorder_ab, 25-51 interleaved runs; NOTES,
-    // "Offset tables for B's columns" and "A of 3 x 3 positions ..."): 0.51-0.73x staged's time with the source in cache over nine f32
-    // and f16 cases, and 0.73-0.94x with caches evicted where tiled's grid holds 32 work-items or more; grids of
+    // "Offset tables for B's columns" and "A of 3 x 3 positions ..."): 0.51-0.73x staged's time with the source
+    // in cache over nine f32 and f16 cases, and 0.73-0.94x with caches evicted where tiled's grid holds 32
+    // work-items or more; grids of
     // 8 and 16 (64 x 64 x 7 x 7: tiles of 784 columns) took 1.13-1.34x, so those stay with staged. Over the 18
     // pairs it moves into the isv16_osv16 families (f32, f16, i8; f32 into i8 and f16) staged took 0.94-1.40x
     // tiled's time cold and 0.93-1.96x warm, over the nine back to plain 0.92-1.77x and 1.37-4.83x.
