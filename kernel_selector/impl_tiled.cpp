@@ -104,7 +104,7 @@ std::string tile_coord(int axis, const Run& a, const Run& b, const std::string& 
   return "(" + v + ")";
 }
 
-// Whether a run's offsets in the other layout (Run::sum() with `coef`: B's destination strides, A's source
+// Whether a run's offsets in the layout `stride` measures (Run::sum(): B's destination strides, A's source
 // strides) divide or take a remainder by a constant that is not a power of two (a digit of 9 positions after
 // a digit of 16: oiyx -> os_is_yx_isv16_osv16 3 x 3), in a run of at most kMaxOffsetTable positions. A CPU
 // transpose then reads each column's (row's) offset from a table (offset_table()): each column of a step
@@ -113,31 +113,28 @@ std::string tile_coord(int axis, const Run& a, const Run& b, const std::string& 
 // 1.5x with it evicted (perf/clreorder_ab, interleaved; NOTES, "Offset tables for B's columns"). A table read
 // is one load from L1. Powers of two are shifts and masks, and GPU tiles keep the arithmetic (not measured).
 constexpr int64_t kMaxOffsetTable = 2048;
-using StrideOf = int64_t (*)(const PermDigit&);
-int64_t src_stride_of(const PermDigit& d) { return d.src_stride; }
-int64_t dst_stride_of(const PermDigit& d) { return d.dst_stride; }
-bool takes_offset_table(const Run& run, StrideOf coef = dst_stride_of) {
+bool takes_offset_table(const Run& run, Stride stride) {
   if (run.length() > kMaxOffsetTable) return false;
   int64_t inner = 1;
   for (size_t k = 0; k < run.digits.size(); ++k) {
     const int64_t extent = run.digits[k].extent;
-    if (coef(run.digits[k]) != 0 && ((inner > 1 && log2_exact(inner) < 0) || (k + 1 < run.digits.size() && log2_exact(extent) < 0)))
+    if (run.digits[k].*stride != 0 && ((inner > 1 && log2_exact(inner) < 0) || (k + 1 < run.digits.size() && log2_exact(extent) < 0)))
       return true;
     inner *= extent;
   }
   return false;
 }
-// A run's offsets (`coef`) at positions 0 .. count - 1 (count: past the run's end as far as a step names)
+// A run's offsets (in the layout `stride` measures) at positions 0 .. count - 1 (count: past the run's end as far as a step names)
 // as a program-scope __constant table of IDX_T named CR_CAT(KERNEL_NAME, suffix), appended to `tables`; its
 // name, or "" where takes_offset_table() says no.
-std::string offset_table(const Run& run, const std::string& suffix, int64_t count, std::string* tables, StrideOf coef = dst_stride_of) {
-  if (!tables || !takes_offset_table(run, coef)) return "";
+std::string offset_table(const Run& run, Stride stride, const std::string& suffix, int64_t count, std::string* tables) {
+  if (!tables || !takes_offset_table(run, stride)) return "";
   std::string values;
   for (int64_t c = 0; c < count; ++c) {
     int64_t off = 0, in = 1;
     for (size_t k = 0; k < run.digits.size(); ++k) {
       const int64_t q = c / in;
-      off += (k + 1 < run.digits.size() ? q % run.digits[k].extent : q) * coef(run.digits[k]);
+      off += (k + 1 < run.digits.size() ? q % run.digits[k].extent : q) * (run.digits[k].*stride);
       in *= run.digits[k].extent;
     }
     values += (c ? ", " : "") + num(off);
@@ -419,11 +416,10 @@ std::vector<std::string> transpose_loops(const ReorderParams& p, const Permutati
                                          int vec, bool src_packable, StoreAlign align, StoreAlign nibble_align, const TileSums& ts,
                                          int64_t b_begin, int64_t b_end, std::string* tables) {
   const std::string V = num(vec), dt = cl_type(p.dst.data_type()) + V, st = cl_type(p.src.data_type());
-  // The columns' destination offsets: Run::sum(), or in CPU tiles reads of offset_table()'s table.
-  const std::string b_table =
-      tuning_of(p.device) == Tuning::cpu ? offset_table(b, "_bo", b_begin + (b_end - b_begin + vec - 1) / vec * vec, tables) : "";
+  // The columns' destination offsets and the rows' source offsets: Run::sum(), or in CPU tiles reads of
+  // offset_table()'s tables (made once the steps' unrolling is known, below).
+  std::string b_table, a_table;
   auto b_dst = [&](const std::string& column) { return b_table.empty() ? b.dst_offset(column) : b_table + "[" + column + "]"; };
-  std::string a_table;  // the rows' source offsets likewise, once the steps' unrolling is known (below)
   auto a_src = [&](const std::string& row) { return a_table.empty() ? a.src_offset(row) : a_table + "[" + row + "]"; };
   std::vector<int> axes = masked_axes(perm, a, b);
   std::vector<std::string> body, readable;
@@ -598,7 +594,8 @@ std::vector<std::string> transpose_loops(const ReorderParams& p, const Permutati
   if (row_bytes * unroll < 64) align.streams = false;
   if (tuning_of(p.device) == Tuning::cpu) {
     const int64_t a_step = vec * unroll;
-    a_table = offset_table(a, "_ao", (a.length() + a_step - 1) / a_step * a_step, tables, src_stride_of);
+    b_table = offset_table(b, &PermDigit::dst_stride, "_bo", b_begin + (b_end - b_begin + vec - 1) / vec * vec, tables);
+    a_table = offset_table(a, &PermDigit::src_stride, "_ao", (a.length() + a_step - 1) / a_step * a_step, tables);
   }
   body.push_back("  for (IDX_T ia = 0; ia < " + num(a.length()) + "; ia += " + num(vec * unroll) + ") {");
   std::vector<Step> steps;
@@ -1114,12 +1111,11 @@ class TiledReorder : public ReorderImpl {
     // weights, and back) against staged's element-wise tiles (perf/clreorder_ab, 25-51 interleaved runs; NOTES,
     // "Offset tables for B's columns" and "A of 3 x 3 positions ..."): 0.51-0.73x staged's time with the source
     // in cache over nine f32 and f16 cases, and 0.73-0.94x with caches evicted where tiled's grid holds 32
-    // work-items or more; grids of
-    // 8 and 16 (64 x 64 x 7 x 7: tiles of 784 columns) took 1.13-1.34x, so those stay with staged. Over the 18
-    // pairs it moves into the isv16_osv16 families (f32, f16, i8; f32 into i8 and f16) staged took 0.94-1.40x
+    // work-items or more; grids of 8 and 16 (64 x 64 x 7 x 7: tiles of 784 columns) took 1.13-1.34x, so those
+    // stay with staged. Over the 18 pairs it moves into the isv16_osv16 families (f32, f16, i8; f32 into i8 and f16) staged took 0.94-1.40x
     // tiled's time cold and 0.93-1.96x warm, over the nine back to plain 0.92-1.77x and 1.37-4.83x.
     if (tuning_of(p.device) == Tuning::cpu && tp.form == TiledPlan::Form::transpose && extent_product(tp.grid) >= 32 &&
-        (takes_offset_table(tp.b) || takes_offset_table(tp.a, src_stride_of)))
+        (takes_offset_table(tp.b, &PermDigit::dst_stride) || takes_offset_table(tp.a, &PermDigit::src_stride)))
       return {kRankTiledFirst, "its transposes read offset tables, where staged moves one element at a time: staged took 1.4-4.8x its time "
                                "with the source in cache on 26 of 27 pairs"};
     return {kRankTiled, ""};
