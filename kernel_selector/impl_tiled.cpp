@@ -453,6 +453,35 @@ std::vector<std::string> transpose_loops(const ReorderParams& p, const Permutati
   }
   const bool keep = p.conversion.padding == Padding::keep;
   const std::string wide = partial_sum_type(p.dst.data_type(), vec);
+  // On CPUs, columns whose destination rows lie a multiple of 4 KiB apart share one cache set (L1's 64 sets
+  // of 64 bytes, and L2's for a multiple of its set span): with V such rows written a vector at a time, the
+  // lines of a step evict each other before they are whole. There a work-item runs `unroll` steps along A,
+  // enough for a cache line per column, and then writes each column's line in one go (registers of several
+  // steps: not with sums, kept padding or 4-bit destinations). bzyxf -> bfzyx 1x32x32x64x64 (rows 128 KiB
+  // apart): i8 0.86-0.89x, f16 0.89-0.90x the one-step time (perf/clreorder_ab); other strides keep one step.
+  // Streaming stores need it at any stride: a line that V columns' stores fill piecewise, step by step, leaves
+  // its write-combining buffer part-written, and each such line goes to memory as a read-modify-write.
+  // Streamed that way, transposes into rows of 16-32 bytes took 2.3-29x the time of plain stores (bfyx ->
+  // byxf f32 8x256x56x56 2.4x, b_fs_yx_fsv32 -> bfyx i8 29x); with whole lines 0.34-0.92x it in each of the
+  // 33 of 40 cases that stream, every family and element size (PoCL, 2 cores, perf/clreorder_ab, caches
+  // evicted). So a transpose streams only where a column's stores fill whole lines; without streaming the
+  // unrolled steps measured 0.94-1.38x: kept to the 4 KiB strides.
+  // Except where both hold: 16 columns (8-bit elements) a multiple of 4 KiB apart took 1.16-1.42x the plain
+  // stores' time streamed, whole lines and all, alone and with a consumer after (byxf -> bfyx u8 8x64x128x128,
+  // 32x64x64x64 and 8x64x96x128, bzyxf -> bfzyx i8 1x64x32x64x64 and 1x64x64x64x64), where the same columns
+  // at other strides took 0.58-0.96x (8x64x112x112, 8x64x80x128, 1x64x32x60x60) and 8 columns (16- and
+  // 32-bit destinations) at such strides 0.77-1.11x (byxf -> bfyx f16 4x256x64x64 and 4x128x128x128, f32
+  // 2x256x64x64, u8 -> f32 8x64x64x64, bfyx -> byxf f32 2x1024x28x28). So those 16-column transposes keep
+  // plain stores. Not 16 columns of 16-bit elements (vector_width()): byxf -> bfyx f16 32x256x64x64 took
+  // 0.96x the 8-column streamed time streamed, 1.6x with plain stores (`clreorder bench`, three alternations).
+  const int64_t elem_bytes = static_cast<int64_t>(unit_bytes(p.dst.data_type())), row_bytes = elem_bytes * vec;
+  const bool set_aliased = !b.digits.empty() && b.digits.front().dst_stride * elem_bytes % 4096 == 0;
+  if (set_aliased && vec >= 16 && elem_bytes == 1) align.streams = false;
+  int64_t unroll = 1;
+  if (tuning_of(p.device) == Tuning::cpu && !ts.present && !keep && !is_nibble(p.dst.data_type()) && row_bytes < 64 &&
+      (align.streams || set_aliased) && a.length() % (64 / row_bytes * vec) == 0)
+    unroll = 64 / row_bytes;
+  if (row_bytes * unroll < 64) align.streams = false;
   // CPU tiles prefetch each row's source line two lines ahead, once per line, where A's rows lie 2 KiB or more
   // apart in the source (prefetches_rows()): a step then reads V rows in V pages, and the tile as many as A has
   // (64-256), more streams than a core's hardware prefetcher follows. Measured (perf/clreorder_ab, PoCL on AMD
@@ -461,10 +490,18 @@ std::vector<std::string> transpose_loops(const ReorderParams& p, const Permutati
   // instructions (bf16 1.11x). Not where the tensor is narrower than the tile along A's inner digit, a masked one
   // (3 channels in blocks of 16: most rows are padding and the 3 real ones stream; 1.12x). A digit of several
   // axes (axis -1: yxfb's y and x, 8 KiB apart) has no masks.
+  // Nor where 8-bit rows go to 8-bit columns in unrolled steps (64 rows a step, since the tile keeps 64 far rows
+  // into 8-bit destinations): there the hints cost time. Without them over with (`perf/clreorder_ab --variant
+  // 'CR_PREFETCH(src=>(void)(src'`, PoCL on AMD Zen 5, caches evicted, interleaved; NOTES, "No hints in 64-row
+  // steps of 8-bit copies"): the 40 plans this changes among 2167 pairs 0.945x in geometric mean (bfyx -> byxf i8
+  // 8x64x112x112 0.80-0.88x, bfzyx -> bzyxf i8 0.81-0.86x; bfyx -> bs_fs_yx_bsv16_fsv4 4x64x128x128 0.94-1.24x, the
+  // one that lost). From 2- and 4-byte sources the same steps gain (f16 -> i8 1.12-1.35x, f32 -> u8 1.10-1.14x),
+  // and so do 8-bit tiles stepping 16 rows (bfyx -> byxf i8 8x64x64x64 1.10-1.13x).
   const PermDigit* a0 = a.digits.empty() ? nullptr : &a.digits.front();
   const bool narrow = a0 && a0->axis >= 0 && perm.axes[static_cast<size_t>(a0->axis)].masked() &&
                       perm.axes[static_cast<size_t>(a0->axis)].dim < a0->extent * a0->weight;
-  const bool prefetch = a0 && !narrow && prefetches_rows(p, a0->src_stride);  // axis -1: digits of several axes, unmasked
+  const bool byte_copy_steps = unroll > 1 && unit_bytes(p.src.data_type()) == 1 && elem_bytes == 1;
+  const bool prefetch = a0 && !narrow && !byte_copy_steps && prefetches_rows(p, a0->src_stride);  // axis -1: digits of several axes, unmasked
   const std::string line_start = prefetch ? once_per_line(p, b_begin ? "(ib - " + num(b_begin) + ")" : "ib", vec) : "";
   if (!line_start.empty()) body.push_back("  const bool pf = " + line_start + ";");
   // One step of V x V at A position `ia` (a variable name), registers tagged `tag`: its loads and network
@@ -563,35 +600,6 @@ std::vector<std::string> transpose_loops(const ReorderParams& p, const Permutati
     }
     return out;
   };
-  // On CPUs, columns whose destination rows lie a multiple of 4 KiB apart share one cache set (L1's 64 sets
-  // of 64 bytes, and L2's for a multiple of its set span): with V such rows written a vector at a time, the
-  // lines of a step evict each other before they are whole. There a work-item runs `unroll` steps along A,
-  // enough for a cache line per column, and then writes each column's line in one go (registers of several
-  // steps: not with sums, kept padding or 4-bit destinations). bzyxf -> bfzyx 1x32x32x64x64 (rows 128 KiB
-  // apart): i8 0.86-0.89x, f16 0.89-0.90x the one-step time (perf/clreorder_ab); other strides keep one step.
-  // Streaming stores need it at any stride: a line that V columns' stores fill piecewise, step by step, leaves
-  // its write-combining buffer part-written, and each such line goes to memory as a read-modify-write.
-  // Streamed that way, transposes into rows of 16-32 bytes took 2.3-29x the time of plain stores (bfyx ->
-  // byxf f32 8x256x56x56 2.4x, b_fs_yx_fsv32 -> bfyx i8 29x); with whole lines 0.34-0.92x it in each of the
-  // 33 of 40 cases that stream, every family and element size (PoCL, 2 cores, perf/clreorder_ab, caches
-  // evicted). So a transpose streams only where a column's stores fill whole lines; without streaming the
-  // unrolled steps measured 0.94-1.38x: kept to the 4 KiB strides.
-  // Except where both hold: 16 columns (8-bit elements) a multiple of 4 KiB apart took 1.16-1.42x the plain
-  // stores' time streamed, whole lines and all, alone and with a consumer after (byxf -> bfyx u8 8x64x128x128,
-  // 32x64x64x64 and 8x64x96x128, bzyxf -> bfzyx i8 1x64x32x64x64 and 1x64x64x64x64), where the same columns
-  // at other strides took 0.58-0.96x (8x64x112x112, 8x64x80x128, 1x64x32x60x60) and 8 columns (16- and
-  // 32-bit destinations) at such strides 0.77-1.11x (byxf -> bfyx f16 4x256x64x64 and 4x128x128x128, f32
-  // 2x256x64x64, u8 -> f32 8x64x64x64, bfyx -> byxf f32 2x1024x28x28). So those 16-column transposes keep
-  // plain stores. Not 16 columns of 16-bit elements (vector_width()): byxf -> bfyx f16 32x256x64x64 took
-  // 0.96x the 8-column streamed time streamed, 1.6x with plain stores (`clreorder bench`, three alternations).
-  const int64_t elem_bytes = static_cast<int64_t>(unit_bytes(p.dst.data_type())), row_bytes = elem_bytes * vec;
-  const bool set_aliased = !b.digits.empty() && b.digits.front().dst_stride * elem_bytes % 4096 == 0;
-  if (set_aliased && vec >= 16 && elem_bytes == 1) align.streams = false;
-  int64_t unroll = 1;
-  if (tuning_of(p.device) == Tuning::cpu && !ts.present && !keep && !is_nibble(p.dst.data_type()) && row_bytes < 64 &&
-      (align.streams || set_aliased) && a.length() % (64 / row_bytes * vec) == 0)
-    unroll = 64 / row_bytes;
-  if (row_bytes * unroll < 64) align.streams = false;
   if (tuning_of(p.device) == Tuning::cpu) {
     const int64_t a_step = vec * unroll;
     b_table = offset_table(b, &PermDigit::dst_stride, "_bo", b_begin + (b_end - b_begin + vec - 1) / vec * vec, tables);

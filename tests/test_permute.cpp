@@ -551,7 +551,9 @@ TEST(Generated, StagedRunsHoldSixteenBytesOfTheDestination) {
 // or more, each hint beside its row's load and under its conditions; staged and lanes before each row's first
 // load; tiled's row copies too. Not where rows lie closer (channels last back to planar, weights of few input
 // channels), not where the tensor is narrower than tiled's tile along A's digit (3 channels in blocks of 16),
-// not for 4-bit sources, not in the GPU tuning.
+// not for 4-bit sources, not in the GPU tuning. Nor where 8-bit rows go to 8-bit columns in unrolled steps of
+// 64 rows (far rows into an 8-bit destination, streamed): from a 2-byte source the same steps keep them, and so
+// do 8-bit tiles stepping 16 rows.
 TEST(Generated, TransposesPrefetchSourceRowsPagesApart) {
   struct Pair {
     const char *from, *to;
@@ -564,7 +566,10 @@ TEST(Generated, TransposesPrefetchSourceRowsPagesApart) {
   const char* each_line = "if (pf && g_ok";
   const char* each_step = "      if (g_ok";
   const char* each_row = "    if (g_ok) CR_PREFETCH(src + so + ";
-  const Pair pairs[] = {{"bfyx", "byxf", {8, 64, 112, 112}, T::i8, T::i8, "tiled", "cpu", each_line},
+  const Pair pairs[] = {{"bfyx", "byxf", {8, 64, 112, 112}, T::f16, T::i8, "tiled", "cpu", each_line},
+                        {"bfyx", "byxf", {8, 64, 64, 64}, T::i8, T::i8, "tiled", "cpu", each_line},
+                        {"bfyx", "byxf", {8, 64, 112, 112}, T::i8, T::i8, "tiled", "cpu", nullptr},
+                        {"bfzyx", "bzyxf", {1, 64, 32, 64, 64}, T::u8, T::u8, "tiled", "cpu", nullptr},
                         {"bfyx", "fs_b_yx_fsv32", {8, 64, 56, 56}, T::f16, T::f16, "tiled", "cpu", each_line},
                         {"bfyx", "byxf", {4, 64, 56, 56}, T::i64, T::i64, "tiled", "cpu", each_step},
                         {"bfyx", "b_fs_yx_fsv16", {1, 20, 32, 32}, T::f32, T::f16, "tiled", "cpu", each_step},
@@ -582,10 +587,16 @@ TEST(Generated, TransposesPrefetchSourceRowsPagesApart) {
                         {"bfyx", "byxf", {8, 64, 112, 112}, T::i8, T::i8, "tiled", "gpu", nullptr},
                         {"oiyx", "os_is_yx_isv16_osv16", {256, 256, 3, 3}, T::f32, T::f32, "staged", "gpu", nullptr},
                         {"oiyx", "os_is_yx_osv32_isv4_swizzled_by_2", {256, 256, 3, 3}, T::i8, T::i8, "lanes", "gpu", nullptr}};
+  // A device reporting a 32 MiB cache, so that the big transposes stream (their steps unrolled) as on this host.
+  auto device = [](const char* tuning) {
+    DeviceInfo dev = tuned_device(tuning);
+    dev.cache_bytes = uint64_t{32} << 20;
+    return dev;
+  };
   for (const Pair& c : pairs) {
     const Layout src(format_from_name(c.from), c.src, c.shape), dst(format_from_name(c.to), c.dst, c.shape);
     const std::string label = src.describe() + " -> " + dst.describe() + ", " + c.impl + ", " + c.tuning + " tuning";
-    const std::string code = plan_reorder(tuned_device(c.tuning), src, dst, c.impl).source.code;
+    const std::string code = plan_reorder(device(c.tuning), src, dst, c.impl).source.code;
     if (std::string(c.impl) == "tiled") {
       ASSERT_GT(transpose_a_length(code), 0) << label << ": not a transpose";
     }
@@ -603,6 +614,14 @@ TEST(Generated, TransposesPrefetchSourceRowsPagesApart) {
       EXPECT_EQ((*m)[1].str(), (*m)[2].str()) << label << ": a hint's conditions are not its row's";
     EXPECT_EQ(hints, rows) << label << "\n" << code;
     EXPECT_GT(rows, 0u) << label;
+  }
+  // The 8-bit copy and the conversion from f16 above take the same steps, 64 rows each (4 unrolled steps of 16).
+  for (const DataType from : {T::i8, T::f16}) {
+    const Dims shape = {8, 64, 112, 112};
+    const Layout src(format_from_name("bfyx"), from, shape), dst(format_from_name("byxf"), T::i8, shape);
+    const std::string code = plan_reorder(device("cpu"), src, dst, "tiled").source.code;
+    EXPECT_NE(code.find("for (IDX_T ia = 0; ia < 64; ia += 64) {"), std::string::npos) << src.describe() << "\n" << code;
+    EXPECT_NE(code.find("const IDX_T ia3 = ia + 48;"), std::string::npos) << src.describe() << "\n" << code;
   }
   // Row copies (row_loops()): a hint per row and line where a tile holds 8 rows or more pages apart (a pixel's
   // 16 channels from each of 8 planes); none for 2 such rows, which the hardware follows itself.
