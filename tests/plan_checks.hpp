@@ -33,10 +33,12 @@ inline std::string plan_bijection_error(const Layout& l) {
   return "";
 }
 
-/// A device of this tuning ("cpu" or "gpu") for generating kernels on the host.
-inline DeviceInfo tuned_device(const char* type) {
+/// A device of this tuning ("cpu" or "gpu") for generating kernels on the host, reporting `cache_bytes` of
+/// global memory cache (0: unknown, so nothing streams).
+inline DeviceInfo tuned_device(const char* type, uint64_t cache_bytes = 0) {
   DeviceInfo dev;
   dev.type = type;
+  dev.cache_bytes = cache_bytes;
   dev.max_work_group = 256;
   dev.fp64 = true;
   return dev;

@@ -262,8 +262,7 @@ TEST(Generated, NoIndexArithmeticInInt) {
 // every family, with a device reporting a 1-byte cache (everything past it streams). Transposes whose
 // columns can fill a line must still stream, and those whose columns cannot (32-byte blocks) must not.
 TEST(Generated, StreamedTransposesWriteWholeLines) {
-  DeviceInfo dev = tuned_device("cpu");
-  dev.cache_bytes = 1;
+  const DeviceInfo dev = tuned_device("cpu", 1);
   auto bytes_of = [](const std::string& type) {  // an OpenCL vector type's size: float8 -> 32
     static const std::map<std::string, int> scalar = {{"char", 1}, {"uchar", 1}, {"short", 2}, {"ushort", 2}, {"half", 2},
                                                       {"int", 4},  {"uint", 4},  {"float", 4}, {"long", 8},   {"ulong", 8},
@@ -366,8 +365,7 @@ TEST(Generated, ShortRowsOfATakePartOfTheDigitContinuingThem) {
 // A CPU reorder streams once its source and destination exceed a quarter of the device's cache (a reorder and
 // its consumer measured faster so from there on); never on a GPU, nor where the cache is unknown.
 TEST(Generated, StreamingPaysPastAQuarterOfTheCache) {
-  DeviceInfo cpu = tuned_device("cpu");
-  cpu.cache_bytes = uint64_t{32} << 20;
+  const DeviceInfo cpu = tuned_device("cpu", uint64_t{32} << 20);
   EXPECT_FALSE(stream_pays(uint64_t{8} << 20, cpu));
   EXPECT_TRUE(stream_pays((uint64_t{8} << 20) + 1, cpu));
   const Layout src(format_from_name("bfyx"), DataType::f32, {1, 256, 56, 56}), dst(format_from_name("byxf"), DataType::f32, {1, 256, 56, 56});
@@ -376,8 +374,7 @@ TEST(Generated, StreamingPaysPastAQuarterOfTheCache) {
   EXPECT_TRUE(stream_pays(src2, dst2, cpu));  // 12.8 MB
   EXPECT_NE(plan_reorder(cpu, src2, dst2, "tiled").source.code.find("CR_STREAM_STORE("), std::string::npos);
   EXPECT_EQ(plan_reorder(cpu, src, dst, "tiled").source.code.find("CR_STREAM_STORE("), std::string::npos);
-  DeviceInfo gpu = tuned_device("gpu");
-  gpu.cache_bytes = cpu.cache_bytes;
+  const DeviceInfo gpu = tuned_device("gpu", cpu.cache_bytes);
   EXPECT_FALSE(stream_pays(src2, dst2, gpu));
   DeviceInfo unknown = tuned_device("cpu");
   EXPECT_FALSE(stream_pays(uint64_t{1} << 40, unknown));
@@ -588,15 +585,11 @@ TEST(Generated, TransposesPrefetchSourceRowsPagesApart) {
                         {"oiyx", "os_is_yx_isv16_osv16", {256, 256, 3, 3}, T::f32, T::f32, "staged", "gpu", nullptr},
                         {"oiyx", "os_is_yx_osv32_isv4_swizzled_by_2", {256, 256, 3, 3}, T::i8, T::i8, "lanes", "gpu", nullptr}};
   // A device reporting a 32 MiB cache, so that the big transposes stream (their steps unrolled) as on this host.
-  auto device = [](const char* tuning) {
-    DeviceInfo dev = tuned_device(tuning);
-    dev.cache_bytes = uint64_t{32} << 20;
-    return dev;
-  };
+  const uint64_t cache = uint64_t{32} << 20;
   for (const Pair& c : pairs) {
     const Layout src(format_from_name(c.from), c.src, c.shape), dst(format_from_name(c.to), c.dst, c.shape);
     const std::string label = src.describe() + " -> " + dst.describe() + ", " + c.impl + ", " + c.tuning + " tuning";
-    const std::string code = plan_reorder(device(c.tuning), src, dst, c.impl).source.code;
+    const std::string code = plan_reorder(tuned_device(c.tuning, cache), src, dst, c.impl).source.code;
     if (std::string(c.impl) == "tiled") {
       ASSERT_GT(transpose_a_length(code), 0) << label << ": not a transpose";
     }
@@ -619,7 +612,7 @@ TEST(Generated, TransposesPrefetchSourceRowsPagesApart) {
   for (const DataType from : {T::i8, T::f16}) {
     const Dims shape = {8, 64, 112, 112};
     const Layout src(format_from_name("bfyx"), from, shape), dst(format_from_name("byxf"), T::i8, shape);
-    const std::string code = plan_reorder(device("cpu"), src, dst, "tiled").source.code;
+    const std::string code = plan_reorder(tuned_device("cpu", cache), src, dst, "tiled").source.code;
     EXPECT_NE(code.find("for (IDX_T ia = 0; ia < 64; ia += 64) {"), std::string::npos) << src.describe() << "\n" << code;
     EXPECT_NE(code.find("const IDX_T ia3 = ia + 48;"), std::string::npos) << src.describe() << "\n" << code;
   }
