@@ -10,7 +10,8 @@
 // --vs-plain then adds the same reorder's plain conversion (the fused arithmetic's own cost, without the host's).
 // Each --cache BYTES adds the kernel planned for a device reporting that cache (whether its stores stream), and
 // --consumer times each launch together with a copy of its destination after it: a streamed destination is no
-// longer in cache for whoever reads it next, so a streaming choice is judged by the pair.
+// longer in cache for whoever reads it next, so a streaming choice is judged by the pair. --vs-copy adds the
+// benchmarks' copy kernel over the destination's bytes: how far a kernel is from the copy, cold and --warm.
 //
 //   clreorder_ab --from bfyx --to b_fs_yx_fsv16 --shape 8,256,56,56 --to-dtype f16 --variant 'if (dst_wide)=>if (0)'
 #include <algorithm>
@@ -27,6 +28,7 @@
 #include "clreorder/reorder.hpp"
 #include "clreorder/runtime.hpp"
 #include "../tools/pocl_affinity.hpp"
+#include "kernel_times.hpp"
 
 using namespace clreorder;
 
@@ -75,7 +77,7 @@ int main(int argc, char** argv) {
   std::vector<std::string> variants, others, envs, options, params;
   std::vector<uint64_t> caches;
   int runs = 100;
-  bool warm = false, consumer = false, keep = false, random_bits = false, vs_plain = false;
+  bool warm = false, consumer = false, keep = false, random_bits = false, vs_plain = false, vs_copy = false;
   CLI::App app("clreorder_ab: interleaved A/B timing of variants of one generated kernel (event kernel time)",
                "clreorder_ab");
   app.add_option("--from", from, "source format")->required();
@@ -101,6 +103,8 @@ int main(int argc, char** argv) {
                  "(whether its stores stream)");
   app.add_option("--options", options, "variant 0 built with these build options too (e.g. '-D CR_SOFTWARE_F16')");
   app.add_flag("--vs-plain", vs_plain, "with --param: the same reorder's plain conversion (no parameters) beside it");
+  app.add_flag("--vs-copy", vs_copy, "our copy kernel over the destination's bytes beside the variants (the benchmarks' "
+               "baseline, buffers of its own; with --consumer timed alone)");
   app.add_option("--param", params, "NAME[:AXIS[:GROUP[:OUTER]]]: a fused parameter (src-scale, dst-zero-point ...) in "
                  "every variant, one value or one per index (group) of canonical axis AXIS");
   CLI11_PARSE(app, argc, argv);
@@ -179,55 +183,18 @@ int main(int argc, char** argv) {
       kernels_data.push_back(v);
       labels.push_back("built with " + opt);
     }
-    check_fits_device(engine.info(), src);
-    check_fits_device(engine.info(), dst);
-    // Data in both buffers: never-written pages would make the loads artificially cheap. The source holds
-    // what `clreorder bench` and the suite reorder (make_pattern(): each element's index, as integers in
-    // float types), unless --random-bits: arbitrary bits make a fused float multiplication produce
-    // subnormals, whose microcode assists on x86 took half the time of an f32 -> i8 kernel with group scales.
-    std::vector<uint8_t> fill(static_cast<size_t>(std::max(src.bytes(), dst.bytes())));
-    for (size_t i = 0; i < fill.size(); ++i) fill[i] = static_cast<uint8_t>(i * 131 + 7);
-    const std::vector<uint8_t> pattern = random_bits ? fill : make_pattern(src);
-    cl::Buffer sbuf(engine.context(), CL_MEM_READ_WRITE, static_cast<size_t>(src.bytes()));
-    cl::Buffer dbuf(engine.context(), CL_MEM_READ_WRITE, static_cast<size_t>(dst.bytes()));
-    cl::CommandQueue queue(engine.context(), engine.device(), CL_QUEUE_PROFILING_ENABLE);
-    queue.enqueueWriteBuffer(sbuf, CL_TRUE, 0, static_cast<size_t>(src.bytes()), pattern.data());
-    queue.enqueueWriteBuffer(dbuf, CL_TRUE, 0, static_cast<size_t>(dst.bytes()), fill.data());
-    std::vector<KernelHandle> kernels;
-    std::vector<cl::Buffer> plans;
-    for (const KernelData& k : kernels_data) {
-      kernels.push_back(ProgramCache::instance().handle(engine.context(), engine.device(), k.source));
-      plans.push_back(plans_buffer(engine.context(), k));
-    }
-    // Between launches a 64 MiB copy (not timed) evicts the caches, as in a real pipeline and as in the suite,
-    // where the copy baseline runs between the reorders; --warm leaves the working set in cache.
-    const size_t scratch_bytes = std::min<size_t>(size_t{64} << 20, static_cast<size_t>(engine.info().max_alloc / 2));
-    cl::Buffer scratch_a(engine.context(), CL_MEM_READ_WRITE, scratch_bytes), scratch_b(engine.context(), CL_MEM_READ_WRITE, scratch_bytes);
-    if (!warm) queue.enqueueFillBuffer(scratch_a, cl_uint{0x5a5a5a5a}, 0, scratch_bytes);
-    if (consumer && static_cast<size_t>(dst.bytes()) > scratch_bytes)
-      throw Error("--consumer: the destination's " + std::to_string(dst.bytes()) + " bytes exceed the " +
-                  std::to_string(scratch_bytes) + "-byte buffer it is copied into");
-    std::vector<std::vector<double>> ms(kernels.size());
-    for (int r = 0; r < runs + 3; ++r)
-      for (size_t k = 0; k < kernels.size(); ++k) {
-        if (!warm) queue.enqueueCopyBuffer(scratch_a, scratch_b, 0, 0, scratch_bytes);
-        LockedKernel lk(kernels[k]);
-        set_reorder_args(lk.kernel, sbuf, 0, dbuf, 0, plans[k]);
-        cl::Event ev;
-        queue.enqueueNDRangeKernel(lk.kernel, cl::NullRange, kernels_data[k].global_range(), kernels_data[k].local_range(),
-                                   nullptr, &ev);
-        cl::Event last = ev;
-        if (consumer) queue.enqueueCopyBuffer(dbuf, scratch_b, 0, 0, static_cast<size_t>(dst.bytes()), nullptr, &last);
-        last.wait();
-        if (r >= 3)
-          ms[k].push_back(1e-6 * static_cast<double>(last.getProfilingInfo<CL_PROFILING_COMMAND_END>() -
-                                                     ev.getProfilingInfo<CL_PROFILING_COMMAND_START>()));
-      }
+    clreorder_perf::KernelTiming timing;
+    timing.runs = runs;
+    timing.warm = warm;
+    timing.consumer = consumer;
+    timing.random_bits = random_bits;
+    timing.copy = vs_copy;
+    if (vs_copy) labels.push_back("copy kernel of the destination's " + std::to_string(dst.bytes()) + " bytes (as the benchmarks')");
+    const std::vector<std::vector<double>> ms = clreorder_perf::interleaved_kernel_ms(engine, src, dst, kernels_data, timing);
     std::printf("%s -> %s, impl %s, %d interleaved runs each (event %s time, %s caches)\n", src.describe().c_str(),
                 dst.describe().c_str(), kd.impl.c_str(), runs, consumer ? "kernel and consumer copy" : "kernel",
                 warm ? "warm" : "cold");
     for (size_t k = 0; k < ms.size(); ++k) {
-      std::sort(ms[k].begin(), ms[k].end());
       const double med = ms[k][ms[k].size() / 2], base = ms[0][ms[0].size() / 2];
       std::printf("variant %zu: median %.4f ms, p10 %.4f ms, %.2fx variant 0  %s\n", k, med, ms[k][ms[k].size() / 10],
                   med / base, labels[k].c_str());
