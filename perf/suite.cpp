@@ -2,10 +2,11 @@
 // of the same bytes in the same run, clEnqueueCopyBuffer and our copy kernel (clreorder::bench_reorder);
 // "ratio to copy" is to the faster. Writes a markdown table, a CSV and a chart; the README's table comes from
 // here.
-//   clreorder_suite [--runs N] [--repeat R] [--impl NAME] [--out DIR] [--filter SUBSTRING] [--views | --fused | --impls]
+//   clreorder_suite [--runs N] [--repeat R] [--impl NAME] [--out DIR] [--filter SUBSTRING] [--views | --fused | --impls | --limits]
 // --views times strided views with gaps beside their dense twins instead (views.md, views.csv); --fused the
 // fused arithmetic beside the plain conversion of the same pair (fused.md, fused.csv); --impls every
-// implementation that accepts each case, against each other (impls.md, impls.csv).
+// implementation that accepts each case, against each other (impls.md, impls.csv); --limits each case's kernel
+// against the copy kernel with the caches evicted and warm, and what bounds it (limits.md, limits.csv).
 // Each case is measured R times (each the median of N rounds' ratios, a round's reorder against the copies
 // timed beside it); the repeat with the median ratio is reported, which keeps a noisy shared machine from
 // deciding the figures.
@@ -26,6 +27,7 @@
 #include "clreorder/format.hpp"
 #include "clreorder/kernel_selector.hpp"
 #include "clreorder/reorder.hpp"
+#include "kernel_times.hpp"
 #include "median.hpp"
 #include "../tools/pocl_affinity.hpp"
 #include "onednn.hpp"
@@ -295,6 +297,12 @@ int run_views(const Engine& engine, int runs, int repeat, const std::string& imp
 // the selector's choice against it.
 int run_impls(const Engine& engine, int runs, int repeat, const std::string& out, const std::string& filter);
 
+// `--limits`: each case's kernel against the copy kernel of its destination's bytes, with the caches evicted
+// and warm (event kernel times, interleaved): whether a case is slow with its data in cache (bound by its
+// instructions) or only from memory (by its access pattern).
+int run_limits(const Engine& engine, int runs, int repeat, const std::string& impl, const std::string& out,
+               const std::string& filter);
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -311,13 +319,15 @@ int main(int argc, char** argv) {
   app.add_option("--out", out, "directory for the table and CSV")->capture_default_str();
   app.add_option("--filter", filter, "only the cases whose name (formats, shape, padding, types) contains this");
   app.add_flag("--views", views, "strided views beside their dense twins instead (views.md, views.csv)");
-  bool fused = false, impls = false;
+  bool fused = false, impls = false, limits = false;
   app.add_flag("--fused", fused, "fused arithmetic beside the plain conversion instead (fused.md, fused.csv)");
   app.add_flag("--impls", impls, "every implementation that accepts each case side by side instead, and the selector's "
                                  "choice against the fastest (impls.md, impls.csv)");
+  app.add_flag("--limits", limits, "each case's kernel time against the copy kernel's, caches evicted and warm, and "
+                                   "what bounds it: instructions or memory access (limits.md, limits.csv)");
   CLI11_PARSE(app, argc, argv);
-  if (views + fused + impls > 1) {
-    std::fprintf(stderr, "clreorder_suite: --views, --fused and --impls are separate runs: give one\n");
+  if (views + fused + impls + limits > 1) {
+    std::fprintf(stderr, "clreorder_suite: --views, --fused, --impls and --limits are separate runs: give one\n");
     return 2;
   }
   if (impls && !impl.empty()) {
@@ -329,6 +339,7 @@ int main(int argc, char** argv) {
     if (views) return run_views(engine, runs, repeat, impl, out, filter);
     if (fused) return run_fused(engine, runs, repeat, impl, out, filter);
     if (impls) return run_impls(engine, runs, repeat, out, filter);
+    if (limits) return run_limits(engine, runs, repeat, impl, out, filter);
     std::string md = "| case | dtype | impl | ms | GB/s logical | GB/s physical | copy GB/s (clEnqueueCopyBuffer / kernel) "
                      "| ratio to copy | ratio to clEnqueueCopyBuffer | host us (bare) | oneDNN GB/s logical | vs oneDNN |\n"
                      "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n";
@@ -648,6 +659,97 @@ int run_impls(const Engine& engine, int runs, int repeat, const std::string& out
   summary += "\n";
   write_paired(engine, out, "impls", repeat, runs, "every accepting implementation launch by launch (each the median of "
                "the repeats' ratios to copy; in bold the fastest),", md, summary, csv);
+  return 0;
+}
+
+}  // namespace
+
+namespace {
+
+// What bounds a case, from its kernel's time over the copy kernel's (copy / reorder: 1 is copy speed) with the
+// caches evicted and warm. Warm separates the two only where the reorder's source and destination and the copy's
+// two buffers of the destination's size fit the cache together: past that both runs read memory. Where the
+// reorder itself runs for microseconds in cache, its time is mostly PoCL's dispatch of the work-groups.
+std::string bound_of(double cold, double warm, bool fits, double warm_ms) {
+  constexpr double kNear = 0.8;  // within this of the copy: not bound by more than the copy is
+  if (warm_ms < 0.01) return "launch (a kernel of a few microseconds)";
+  if (!fits) return cold >= kNear ? "near copy" : "past the cache: instructions or access (warm cannot tell)";
+  if (warm < kNear) return "instructions (slow with the data in cache)";
+  if (cold < kNear) return "memory access (copy speed in cache, slow from memory)";
+  return "near copy";
+}
+
+int run_limits(const Engine& engine, int runs, int repeat, const std::string& impl, const std::string& out,
+               const std::string& filter) {
+  std::string md = "| case | dtype | impl | MB (src + dst) | cold ms (reorder / copy) | cold copy / reorder | "
+                   "warm ms (reorder / copy) | warm copy / reorder | bound |\n|---|---|---|---:|---:|---:|---:|---:|---|\n";
+  std::string csv = "from,to,shape,dtype,to_dtype,src_pad,dst_pad,impl,bytes,cold_ms,cold_copy_ms,cold_ratio,warm_ms,warm_copy_ms,"
+                    "warm_ratio,bound\n";
+  std::map<std::string, int> by_bound;
+  double log_cold = 0, log_warm = 0;
+  int n = 0;
+  for (const SuiteCase& c : kCases) {
+    const PlainCase pc = plain_case(c);
+    if (filtered_out(filter, pc, c)) continue;
+    const KernelData kd = plan_reorder(engine.info(), pc.src, pc.dst, impl);
+    const uint64_t bytes = pc.src.bytes() + pc.dst.bytes();
+    const bool fits = bytes + 2 * pc.dst.bytes() <= engine.info().cache_bytes;
+    // Each repeat: the reorder and the copy kernel launch by launch, cold then warm; the repeat's ratio is of
+    // its medians, and the case's is the median repeat's (as the other tables).
+    struct Rep {
+      double ms, copy_ms, ratio;
+    };
+    std::vector<Rep> cold, warm;
+    for (int k = 0; k < repeat; ++k)
+      for (bool w : {false, true}) {
+        clreorder_perf::KernelTiming t;
+        t.runs = runs;
+        t.warm = w;
+        t.copy = true;
+        const std::vector<std::vector<double>> ms = clreorder_perf::interleaved_kernel_ms(engine, pc.src, pc.dst, {kd}, t);
+        const double r = ms[0][ms[0].size() / 2], cp = ms[1][ms[1].size() / 2];
+        (w ? warm : cold).push_back(Rep{r, cp, cp / r});
+      }
+    auto mid = [](std::vector<Rep> v) {
+      std::sort(v.begin(), v.end(), [](const Rep& x, const Rep& y) { return x.ratio < y.ratio; });
+      return v[v.size() / 2];
+    };
+    const Rep rc = mid(cold), rw = mid(warm);
+    const std::string bound = bound_of(rc.ratio, rw.ratio, fits, rw.ms), types = c.types();
+    char row[768];
+    std::snprintf(row, sizeof row, "| %s | %s | %s | %.2f | %.4f / %.4f | %.3f | %.4f / %.4f | %.3f | %s |\n", pc.label.c_str(),
+                  types.c_str(), kd.impl.c_str(), static_cast<double>(bytes) / 1e6, rc.ms, rc.copy_ms, rc.ratio, rw.ms,
+                  rw.copy_ms, rw.ratio, bound.c_str());
+    md += row;
+    std::printf("%s", row);
+    std::fflush(stdout);
+    std::snprintf(row, sizeof row, "\"%s\",\"%s\",\"%s\",%s,%s,\"%s\",\"%s\",%s,%llu,%.5f,%.5f,%.4f,%.5f,%.5f,%.4f,\"%s\"\n",
+                  c.from, c.to, c.shape, c.dtype, c.to_dtype, c.src_pad, c.dst_pad, kd.impl.c_str(),
+                  static_cast<unsigned long long>(bytes), rc.ms, rc.copy_ms, rc.ratio, rw.ms, rw.copy_ms, rw.ratio, bound.c_str());
+    csv += row;
+    ++by_bound[bound];
+    log_cold += std::log(rc.ratio);
+    log_warm += std::log(rw.ratio);
+    ++n;
+  }
+  std::string summary = "\n";
+  char line[256];
+  std::snprintf(line, sizeof line, "geometric mean of copy / reorder (kernel times): cold %.3f, warm %.3f over %d cases\n",
+                n ? std::exp(log_cold / n) : 0.0, n ? std::exp(log_warm / n) : 0.0, n);
+  summary += line;
+  for (const auto& [bound, count] : by_bound) summary += std::to_string(count) + " bound: " + bound + "\n";
+  std::printf("%s", summary.c_str());
+  std::error_code ec;
+  std::filesystem::create_directories(out, ec);
+  write_file(out + "/limits.md",
+             device_line(engine) + "; each case: the reorder's kernel and the copy kernel over its destination's bytes, " +
+                 "launch by launch (event-profiled kernel times), " + std::to_string(runs) +
+                 " launches each with the caches evicted before each (cold) and as many left warm; a repeat's ratio is " +
+                 "copy / reorder of its medians, and the median-ratio repeat of " + std::to_string(repeat) +
+                 " is reported. \"Near copy\": 0.8 of the copy or more; the device reports a " +
+                 std::to_string(engine.info().cache_bytes >> 20) + " MiB cache.\n\n" + md + summary);
+  write_file(out + "/limits.csv", csv);
+  std::printf("wrote %s/limits.md and %s/limits.csv\n", out.c_str(), out.c_str());
   return 0;
 }
 
