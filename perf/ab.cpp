@@ -2,7 +2,7 @@
 // separate benchmark runs of the same kernel differ by up to 2x, so comparing a code-generation idea needs
 // both kernels timed in the same run, launch after launch. Variant 0 is the kernel as the selector
 // generates it (or as --impl forces); each --variant 'FIND=>REPLACE[;;FIND=>REPLACE..]' makes one more by text substitution in
-// its source, each --vs IMPL adds the kernel another implementation generates for the same reorder, and each
+// its source (a piece '@global=N' launches it with N work-items: a variant of another grid), each --vs IMPL adds the kernel another implementation generates for the same reorder, and each
 // --env VAR=VALUE the kernel generated with that environment variable set (e.g. CLREORDER_INDEX_BITS=64), and
 // each --options TEXT variant 0 built with more build options (e.g. '-D CR_SOFTWARE_F16': common.cl's choices).
 // Each --param NAME[:AXIS[:GROUP[:OUTER]]] fuses a parameter into every variant (constants, baked into the kernel):
@@ -96,7 +96,8 @@ int main(int argc, char** argv) {
                "kernel's start to the copy's end): what a store form costs the next reader");
   app.add_flag("--warm", warm, "leave the working set in cache between launches");
   app.add_flag("--random-bits", random_bits, "the source filled with arbitrary bits (NaNs, subnormals), not the suite's pattern");
-  app.add_option("--variant", variants, "'FIND=>REPLACE[;;FIND=>REPLACE..]': variant 0's source, substituted");
+  app.add_option("--variant", variants, "'FIND=>REPLACE[;;FIND=>REPLACE..]': variant 0's source, substituted ('@global=N' "
+                 "as one of the pieces: launched with N work-items)");
   app.add_option("--vs", others, "the kernel another implementation generates");
   app.add_option("--env", envs, "VAR=VALUE: the kernel generated with this environment variable set");
   app.add_option("--cache", caches, "the kernel planned for a device reporting this global memory cache in bytes "
@@ -122,20 +123,30 @@ int main(int argc, char** argv) {
     std::vector<std::string> labels = {"(as generated, " + kd.impl + ")"};
     for (size_t k = 0; k < variants.size(); ++k) {
       KernelSource s = kd.source;
-      // 'A=>B;;C=>D' applies both substitutions, in order.
+      KernelData v = kd;
+      // 'A=>B;;C=>D' applies both substitutions, in order; '@global=N' launches N work-items instead (rounded up
+      // to the work-group size), for a variant whose grid is another size: fewer work-items under the same
+      // launch would leave whole work-groups empty, and PoCL's threads would split the busy ones unevenly.
       for (size_t at = 0; at <= variants[k].size();) {
         size_t end = variants[k].find(";;", at);
         if (end == std::string::npos) end = variants[k].size();
         const std::string sub = variants[k].substr(at, end - at);
+        at = end + 2;
+        if (sub.rfind("@global=", 0) == 0) {
+          const size_t l = v.local.empty() ? 1 : v.local[0];
+          const size_t n = static_cast<size_t>(std::stoull(sub.substr(8)));
+          if (n == 0 || v.global.size() != 1) throw Error("variant '" + variants[k] + "': '" + sub + "' needs a 1-D launch and N > 0");
+          v.global = {(n + l - 1) / l * l};
+          continue;
+        }
         const size_t arrow = sub.find("=>");
         if (arrow == std::string::npos) throw Error("variant '" + variants[k] + "': '" + sub + "' has no '=>'");
         s.code = replace_all(s.code, sub.substr(0, arrow), sub.substr(arrow + 2));
-        at = end + 2;
       }
-      if (s.code == kd.source.code) throw Error("variant '" + variants[k] + "' changes nothing in the kernel source");
+      if (s.code == kd.source.code && v.global == kd.global)
+        throw Error("variant '" + variants[k] + "' changes nothing in the kernel source or its launch");
       s.entry = kd.source.entry + "_v" + std::to_string(k + 1);
       s.code = replace_all(s.code, kd.source.entry, s.entry);
-      KernelData v = kd;
       v.source = s;
       kernels_data.push_back(v);
       labels.push_back(variants[k]);
