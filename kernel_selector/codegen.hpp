@@ -224,6 +224,9 @@ bool stream_pays(uint64_t bytes, const DeviceInfo& device);
 /// kPrefetchRowBytes or more apart, each in another page, it reads more streams at once than a core's hardware
 /// prefetcher follows; each row's load then comes with a hint for the line kPrefetchAhead bytes further along.
 constexpr int64_t kPrefetchRowBytes = 2048, kPrefetchAhead = 128;
+/// Tiled transposes from 4-byte sources prefetch rows from this far apart where the reorder streams (its data
+/// comes from memory; impl_tiled.cpp says what was measured).
+constexpr int64_t kNearPrefetchRowBytes = 256;
 
 /// Whether a tile of `p` whose nearest two source rows lie `row_elems` source elements apart prefetches them:
 /// the CPU tuning, a whole-byte source type, rows kPrefetchRowBytes or more apart.

@@ -546,11 +546,14 @@ TEST(Generated, StagedRunsHoldSixteenBytesOfTheDestination) {
 // CPU-tuned transposes prefetch their source rows where those lie 2 KiB or more apart (prefetches_rows()): tiled
 // once per 64-byte line where a step reads less (8- and 16-bit rows of 16 and 8), every step where it reads a line
 // or more, each hint beside its row's load and under its conditions; staged and lanes before each row's first
-// load; tiled's row copies too. Not where rows lie closer (channels last back to planar, weights of few input
-// channels), not where the tensor is narrower than tiled's tile along A's digit (3 channels in blocks of 16),
-// not for 4-bit sources, not in the GPU tuning. Nor where 8-bit rows go to 8-bit columns in unrolled steps of
-// 64 rows (far rows into an 8-bit destination, streamed): from a 2-byte source the same steps keep them, and so
-// do 8-bit tiles stepping 16 rows.
+// load; tiled's row copies too. Tiled transposes also from 256 bytes apart where 4-byte sources go to 2- or
+// 4-byte destinations, the reorder streams and the next work-items read the rest of the rows (channels last back
+// to planar, f32 and i32). Not where rows lie closer otherwise (channels last back to planar in 8 and 16 bits,
+// into 8-bit destinations, in cache, weights of few input channels; a pixel's rest in a padded batch block), not
+// where the tensor is narrower than tiled's tile along A's digit (3 channels in blocks of 16), not for 4-bit
+// sources, not in the GPU tuning. Nor where 8-bit rows go to 8-bit columns in unrolled steps of 64 rows (far
+// rows into an 8-bit destination, streamed): from a 2-byte source the same steps keep them, and so do 8-bit
+// tiles stepping 16 rows.
 TEST(Generated, TransposesPrefetchSourceRowsPagesApart) {
   struct Pair {
     const char *from, *to;
@@ -576,6 +579,17 @@ TEST(Generated, TransposesPrefetchSourceRowsPagesApart) {
                         {"oiyx", "os_is_yx_isv16_osv16", {256, 256, 3, 3}, T::f32, T::f32, "staged", "cpu", each_row},
                         {"oiyx", "os_is_yx_osv32_isv4_swizzled_by_2", {256, 256, 3, 3}, T::i8, T::i8, "lanes", "cpu", each_row},
                         {"bfyx", "byxf", {1, 16, 16, 16}, T::f32, T::f32, "tiled", "cpu", nullptr},  // rows 1 KiB apart
+                        // Pixels 1 KiB and 256 bytes apart, split between B and the next work-items, streamed: from
+                        // 4-byte sources into 2- and 4-byte destinations.
+                        {"byxf", "bfyx", {8, 256, 28, 28}, T::f32, T::f32, "tiled", "cpu", each_line},
+                        {"byxf", "bfyx", {8, 64, 56, 56}, T::i32, T::i32, "tiled", "cpu", each_line},
+                        {"byxf", "bfyx", {8, 256, 28, 28}, T::f32, T::f16, "tiled", "cpu", each_step},
+                        {"byxf", "bfyx", {8, 128, 56, 56}, T::f32, T::i8, "tiled", "cpu", nullptr},
+                        {"byxf", "bfyx", {8, 128, 56, 56}, T::f16, T::f16, "tiled", "cpu", nullptr},
+                        {"byxf", "bfyx", {1, 256, 16, 16}, T::f32, T::f32, "tiled", "cpu", nullptr},  // in cache: no stream
+                        // The pixel's rest is a block's batches, half of them padding.
+                        {"bs_fs_yx_bsv16_fsv16", "bfyx", {8, 64, 56, 56}, T::f32, T::f32, "tiled", "cpu", nullptr},
+                        {"byxf", "bfyx", {8, 256, 28, 28}, T::f32, T::f32, "tiled", "gpu", nullptr},
                         {"byxf", "bfyx", {8, 64, 112, 112}, T::u8, T::u8, "tiled", "cpu", nullptr},
                         {"bfyx", "b_fs_yx_fsv16", {1, 3, 224, 224}, T::f32, T::f32, "tiled", "cpu", nullptr},
                         {"bfyx", "byxf", {8, 64, 112, 112}, T::i4, T::i8, "tiled", "cpu", nullptr},
