@@ -912,6 +912,7 @@ TiledPlan plan_on(const ReorderParams& p, Permutation perm) {
     }
   }
   constexpr int64_t kFarRows = 32, kFarBlockRows = 64, kWideFarRows = 16;
+  constexpr uint32_t kIntelVendorId = 0x8086;
   // A run of nested blocks (two digits or more, which chunk() leaves whole) longer than `rows`: its outermost
   // digit is cut so the run holds that many, its chunks a grid digit. One-digit runs are chunk()'s.
   auto keep_block_rows = [&](Run& run, int64_t rows) {
@@ -958,8 +959,13 @@ TiledPlan plan_on(const ReorderParams& p, Permutation perm) {
   // under 0.95x on three: bfyx -> bs_fs_yx_bsv32_fsv32 f32 32x64x28x28 0.82x, bsv16_fsv32 0.92x, bfyx -> byxf
   // f16 -> i32 0.87x). 16-bit destinations keep 32 rows (a line already) and 8-bit ones 64: 16 rows into f16 took
   // 1.99x the time (bfyx -> byxf 8x128x56x56), 32 into i8 1.39x; an A of 24 (no multiple) cut to 12 took 1.27x.
+  // Not on Intel's CPUs (CL_DEVICE_VENDOR_ID 0x8086), whose L2 streamer follows up to 32 streams, one per 4 KiB
+  // page: on the Xeon host (480 MiB L3; NOTES, "Far rows by the CPU's maker") 32 rows, and 64 of nested blocks,
+  // took 0.62-0.93x the time of 16 over the 13 transposes of the same families measured, cold and warm (bfyx ->
+  // byxf f32 8x256x56x56 0.84x / 0.86x, u8 -> f32 0.73x / 0.62x, bfyx -> bs_fs_yx_bsv16_fsv16 f32 0.76x /
+  // 0.71x, bfzyx -> bzyxf f32 0.75x / 0.75x). Other makers' CPUs keep the AMD rule (measured on Zen 5 alone).
   const DataType dst_t = p.dst.data_type();
-  const bool wide_dst = !is_nibble(dst_t) && unit_bytes(dst_t) >= 4;
+  const bool wide_dst = !is_nibble(dst_t) && unit_bytes(dst_t) >= 4 && p.device.vendor_id != kIntelVendorId;
   const bool wide_rows = wide_dst && a.length() % kWideFarRows == 0;
   if (!tp.a_src_dense && prefetches_rows(p, a.digits.front().src_stride) && a.length() > (wide_rows ? kWideFarRows : kFarRows)) {
     cfg.cap_a = wide_rows ? kWideFarRows : bits_of(dst_t) == 8 ? 2 * kFarRows : kFarRows;

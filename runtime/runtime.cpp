@@ -110,6 +110,7 @@ DeviceInfo describe_device(const cl::Device& device) {
     cl_device_type t = device.getInfo<CL_DEVICE_TYPE>();
     d.type = (t & CL_DEVICE_TYPE_GPU) ? "gpu" : (t & CL_DEVICE_TYPE_CPU) ? "cpu"
            : (t & CL_DEVICE_TYPE_ACCELERATOR) ? "accelerator" : "other";
+    d.vendor_id = device.getInfo<CL_DEVICE_VENDOR_ID>();
     d.global_mem = device.getInfo<CL_DEVICE_GLOBAL_MEM_SIZE>();
     d.max_alloc = device.getInfo<CL_DEVICE_MAX_MEM_ALLOC_SIZE>();
     d.cache_bytes = device.getInfo<CL_DEVICE_GLOBAL_MEM_CACHE_SIZE>();

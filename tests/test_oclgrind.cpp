@@ -282,13 +282,16 @@ std::vector<Sweep> sweep_cases() {
   };
 }
 
-// The device a kernel is generated for: this one, with the tuning (and cache size) overridden.
-DeviceInfo tuned(const Engine& e, const char* tuning, uint64_t cache_bytes) {
+// The device a kernel is generated for: this one, with the tuning (and cache size, and the maker a CPU's
+// tiles follow) overridden.
+DeviceInfo tuned(const Engine& e, const char* tuning, uint64_t cache_bytes, uint32_t vendor_id) {
   DeviceInfo d = e.info();
   d.type = tuning;
   d.cache_bytes = cache_bytes;
+  d.vendor_id = vendor_id;
   return d;
 }
+DeviceInfo tuned(const Engine& e, const char* tuning, uint64_t cache_bytes) { return tuned(e, tuning, cache_bytes, e.info().vendor_id); }
 
 struct Planned {
   const Sweep* sweep;
@@ -343,7 +346,8 @@ TEST(Sweep, RunsWhereItIsMeantTo) {
 }
 
 // Every implementation that accepts each case, forced, in both tunings; tiled also with a cache so small
-// that its stores stream (a CPU policy: in the CPU tuning).
+// that its stores stream (a CPU policy: in the CPU tuning), and in the CPU tuning for Intel's and AMD's CPUs,
+// whose far-row tiles differ (plan_on()), whatever this device's maker.
 TEST(Sweep, EveryImplementationInBothTunings) {
   REQUIRE_DEVICE(e);
   const std::vector<Sweep> cases = sweep_cases();
@@ -365,6 +369,8 @@ TEST(Sweep, EveryImplementationInBothTunings) {
   // CPU-tuned transposes reading 32 rows 2 KiB or more apart at a time (A cut to kFarRows, plan_on()), and 16
   // such rows into 4- and 8-byte destinations (kWideFarRows; a block of 16 counts too).
   int far_rows = 0, wide_rows = 0;
+  // The same into 4- and 8-byte destinations planned for an Intel CPU: 32 rows, or 64 of nested blocks.
+  int intel_wide_rows = 0;
   // CPU-tuned transposes reading 64 rows of nested destination blocks 2 KiB or more apart (kFarBlockRows), and
   // 64 such rows into 8-bit destinations.
   int block_rows = 0, line_rows = 0;
@@ -386,10 +392,13 @@ TEST(Sweep, EveryImplementationInBothTunings) {
   for (const Sweep& s : cases)
     for (const auto& impl : KernelSelector::instance().impls())
       for (const char* tuning : {"cpu", "gpu"}) {
-        std::vector<uint64_t> caches = {e->info().cache_bytes};
-        if (std::string(impl->name()) == "tiled") caches.push_back(1);
-        for (uint64_t cache : caches) {
-          const DeviceInfo dev = tuned(*e, tuning, cache);
+        const bool tiled = std::string(impl->name()) == "tiled";
+        std::vector<std::pair<uint64_t, uint32_t>> devices = {{e->info().cache_bytes, e->info().vendor_id}};
+        if (tiled) devices.push_back({1, e->info().vendor_id});
+        if (tiled && std::string(tuning) == "cpu")
+          for (uint32_t maker : {0x8086u, 0x1022u}) devices.push_back({e->info().cache_bytes, maker});
+        for (const auto& [cache, maker] : devices) {
+          const DeviceInfo dev = tuned(*e, tuning, cache, maker);
           if (!impl->reject(ReorderParams{s.c.src, s.c.dst, dev, s.c.conversion}).empty()) continue;
           KernelData kd = plan_reorder(dev, s.c.src, s.c.dst, impl->name(), s.c.conversion);
           if (!seen.insert(launch_key(s, kd)).second) { ++same; continue; }
@@ -405,7 +414,9 @@ TEST(Sweep, EveryImplementationInBothTunings) {
           long_a += cpu && a_len > 256;
           if (prefetches) ++prefetching[impl->name()];
           far_rows += cpu && a_len == 32 && prefetches;
-          wide_rows += cpu && a_len == 16 && prefetches && unit_bytes(s.c.dst.data_type()) >= 4 && !is_nibble(s.c.dst.data_type());
+          const bool wide_dst = unit_bytes(s.c.dst.data_type()) >= 4 && !is_nibble(s.c.dst.data_type());
+          wide_rows += cpu && a_len == 16 && prefetches && wide_dst;
+          intel_wide_rows += cpu && maker == 0x8086u && (a_len == 32 || a_len == 64) && prefetches && wide_dst;
           wide16 += cpu && a_len > 16 && code.find("short16 r0") != std::string::npos;
           const bool bytes = bits_of(s.c.dst.data_type()) == 8, staged = std::string(impl->name()) == "staged";
           block_rows += cpu && a_len == 64 && prefetches && !bytes;
@@ -417,7 +428,7 @@ TEST(Sweep, EveryImplementationInBothTunings) {
           b_real[tuning] += steps_from_real_column(code);
           offset_tables += cpu && a_len > 0 && code.find("_bo)[ib + 0]") != std::string::npos;
           row_tables += cpu && a_len > 0 && code.find("_ao)[ia + 0]") != std::string::npos;
-          planned.push_back({&s, std::move(kd), std::string(tuning) + " tuning, cache " + std::to_string(cache)});
+          planned.push_back({&s, std::move(kd), std::string(tuning) + " tuning, cache " + std::to_string(cache) + ", vendor " + std::to_string(maker)});
           ++per_impl[impl->name()];
         }
       }
@@ -428,6 +439,7 @@ TEST(Sweep, EveryImplementationInBothTunings) {
   EXPECT_GT(long_a, 0) << "no CPU-tuned transpose with A over 256 elements";
   EXPECT_GT(far_rows, 0) << "no CPU-tuned transpose reading 32 rows pages apart at a time";
   EXPECT_GT(wide_rows, 0) << "no CPU-tuned transpose reading 16 rows pages apart into a 4- or 8-byte destination";
+  EXPECT_GT(intel_wide_rows, 0) << "no transpose planned for an Intel CPU reading 32 or 64 rows pages apart into a 4- or 8-byte destination";
   EXPECT_GT(wide16, 0) << "no CPU-tuned 16-bit transpose 16 columns a step";
   EXPECT_GT(block_rows, 0) << "no CPU-tuned transpose reading 64 rows of nested blocks pages apart";
   EXPECT_GT(line_rows, 0) << "no CPU-tuned transpose reading 64 rows pages apart into an 8-bit destination";
@@ -446,7 +458,7 @@ TEST(Sweep, EveryImplementationInBothTunings) {
       EXPECT_GT(edge_steps[std::string(tuning) + " tuning, " + form], 0) << "no tiled edge steps as " << form << " in the " << tuning << " tuning";
   const int failures = run_all(*e, planned);
   EXPECT_EQ(failures, 0) << "of " << planned.size() << " runs";
-  std::printf("sweep: %zu cases, %zu runs (case x implementation x tuning x cache), %d failed; %zu more planned "
+  std::printf("sweep: %zu cases, %zu runs (case x implementation x tuning x cache x maker), %d failed; %zu more planned "
               "the same kernel and launch as one of these; %zu streamed transposes of unrolled steps\n", cases.size(),
               planned.size(), failures, same, streamed_lines);
   for (const auto& [form, count] : edge_steps) std::printf("sweep: tiled's edge steps, %s: %d kernels\n", form.c_str(), count);
@@ -455,6 +467,7 @@ TEST(Sweep, EveryImplementationInBothTunings) {
   std::printf("sweep: CPU-tuned transposes with A over 256 elements: %d kernels\n", long_a);
   std::printf("sweep: CPU-tuned transposes reading 32 rows pages apart at a time: %d kernels\n", far_rows);
   std::printf("sweep: CPU-tuned transposes reading 16 rows pages apart into 4- and 8-byte destinations: %d kernels\n", wide_rows);
+  std::printf("sweep: the same planned for an Intel CPU, 32 or 64 rows: %d kernels\n", intel_wide_rows);
   std::printf("sweep: CPU-tuned 16-bit transposes 16 columns a step: %d kernels\n", wide16);
   std::printf("sweep: CPU-tuned transposes reading their columns' offsets from a table: %d kernels, their rows': %d\n", offset_tables,
               row_tables);

@@ -476,6 +476,48 @@ TEST(Generated, TransposesReadFewRowsPagesApart) {
   }
 }
 
+// Into 4- and 8-byte destinations the 16 far rows are AMD's rule: on Intel's CPUs, whose L2 streamer follows 32
+// streams, such tiles keep 32 rows and nested destination blocks 64 (a maker the device does not name gets
+// AMD's, as above); 8- and 16-bit destinations and the GPU tuning do not depend on the maker.
+TEST(Generated, FarRowsFollowTheCpuMaker) {
+  struct Pair {
+    const char *from, *to;
+    Dims shape;
+    DataType src, dst;
+    uint32_t vendor;
+    int64_t a, b;  // A's and B's length in the tile; 0: not checked
+  };
+  using T = DataType;
+  constexpr uint32_t intel = 0x8086, amd = 0x1022;
+  const Pair pairs[] = {{"bfyx", "byxf", {8, 256, 56, 56}, T::f32, T::f32, intel, 32, 64},
+                        {"bfyx", "byxf", {8, 256, 56, 56}, T::f32, T::f32, amd, 16, 112},
+                        {"bfyx", "byxf", {8, 64, 112, 112}, T::u8, T::f32, intel, 32, 64},
+                        {"bfyx", "byxf", {4, 64, 56, 56}, T::i64, T::i64, intel, 32, 0},
+                        {"bfyx", "byxf", {4, 64, 56, 56}, T::i64, T::i64, amd, 16, 0},
+                        {"bfyx", "bs_fs_yx_bsv16_fsv16", {32, 64, 56, 56}, T::f32, T::f32, intel, 64, 0},
+                        {"bfyx", "bs_fs_yx_bsv16_fsv16", {32, 64, 56, 56}, T::f32, T::f32, amd, 16, 112},
+                        {"bfyx", "byxf", {8, 64, 112, 112}, T::i8, T::i8, intel, 64, 128},
+                        {"bfyx", "byxf", {8, 128, 56, 56}, T::f16, T::f16, intel, 32, 112}};
+  static const std::regex b_loop(R"(for \(IDX_T ib = 0; ib < (\d+);)");
+  for (const Pair& c : pairs) {
+    const Layout src(format_from_name(c.from), c.src, c.shape), dst(format_from_name(c.to), c.dst, c.shape);
+    const std::string label = src.describe() + " -> " + dst.describe() + ", vendor " + std::to_string(c.vendor);
+    DeviceInfo dev = tuned_device("cpu");
+    dev.vendor_id = c.vendor;
+    const std::string code = plan_reorder(dev, src, dst, "tiled").source.code;
+    EXPECT_EQ(transpose_a_length(code), c.a) << label << "\n" << code;
+    std::smatch m;
+    if (c.b) {
+      ASSERT_TRUE(std::regex_search(code, m, b_loop)) << label;
+      EXPECT_EQ(std::stoll(m[1]), c.b) << label;
+    }
+  }
+  DeviceInfo gpu = tuned_device("gpu");
+  gpu.vendor_id = intel;
+  const Layout src(format_from_name("bfyx"), T::f32, {8, 256, 56, 56}), dst(format_from_name("byxf"), T::f32, {8, 256, 56, 56});
+  EXPECT_EQ(transpose_a_length(plan_reorder(gpu, src, dst, "tiled").source.code), 8);
+}
+
 // Transposes whose A is longer than a 16-element block step 16 columns of 8- and 16-bit elements at a time (32-byte
 // vectors of 16-bit ones, as f32's 8 columns), 8 of 32- and 64-bit ones, and 8 of 16-bit ones unpacked from u4
 // or i4 (vector_width()); the first row's vector type says which.

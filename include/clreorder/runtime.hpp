@@ -28,6 +28,9 @@ struct DeviceInfo {
   std::string version;           ///< CL_DEVICE_VERSION
   std::string driver;            ///< CL_DRIVER_VERSION
   std::string type;              ///< "gpu", "cpu", "accelerator" or "other"
+  /// CL_DEVICE_VENDOR_ID: for a CPU device (PoCL) the processor's maker, 0x8086 Intel, 0x1022 AMD, whose cores'
+  /// prefetchers differ (CPU tiles read as many far rows at once as the maker's follow); 0: unknown.
+  uint32_t vendor_id = 0;
   uint64_t global_mem = 0;       ///< bytes
   uint64_t max_alloc = 0;        ///< CL_DEVICE_MAX_MEM_ALLOC_SIZE, bytes
   /// CL_DEVICE_GLOBAL_MEM_CACHE_SIZE, or for a CPU device that reports none the host's last-level cache
