@@ -8,6 +8,9 @@
 // Each --param NAME[:AXIS[:GROUP[:OUTER]]] fuses a parameter into every variant (constants, baked into the kernel):
 // one value, or a value per index (per group of GROUP indices) of canonical axis AXIS, for each index of OUTER;
 // --vs-plain then adds the same reorder's plain conversion (the fused arithmetic's own cost, without the host's).
+// --compensation AXIS[:OUTER] makes every variant write compensation sums per index of canonical axis AXIS (for
+// each index of OUTER) into a buffer of their own, as the int8 weights reorders do; --vs-plain is then the
+// same reorder without them (nor the --param values).
 // Each --cache BYTES adds the kernel planned for a device reporting that cache (whether its stores stream), and
 // --consumer times each launch together with a copy of its destination after it: a streamed destination is no
 // longer in cache for whoever reads it next, so a streaming choice is judged by the pair. --vs-copy adds the
@@ -73,7 +76,7 @@ void add_param(Conversion& c, const std::string& text, const Dims& dims) {
 
 int main(int argc, char** argv) {
   clreorder_tools::pin_pocl_workers();  // before any OpenCL call (tools/pocl_affinity.hpp says why)
-  std::string from, to, shape, dtype = "f32", to_dtype, impl, src_lo, src_hi, dst_lo, dst_hi;
+  std::string from, to, shape, dtype = "f32", to_dtype, impl, src_lo, src_hi, dst_lo, dst_hi, compensation;
   std::vector<std::string> variants, others, envs, options, params;
   std::vector<uint64_t> caches;
   int runs = 100;
@@ -108,6 +111,8 @@ int main(int argc, char** argv) {
                "baseline, buffers of its own; with --consumer timed alone)");
   app.add_option("--param", params, "NAME[:AXIS[:GROUP[:OUTER]]]: a fused parameter (src-scale, dst-zero-point ...) in "
                  "every variant, one value or one per index (group) of canonical axis AXIS");
+  app.add_option("--compensation", compensation, "AXIS[:OUTER]: compensation sums in every variant, per index of canonical "
+                 "axis AXIS (for each index of OUTER)");
   CLI11_PARSE(app, argc, argv);
   try {
     const Dims dims = parse_dims(shape);
@@ -118,6 +123,15 @@ int main(int argc, char** argv) {
     Conversion conversion;
     conversion.padding = keep ? Padding::keep : Padding::zero;
     for (const std::string& text : params) add_param(conversion, text, dims);
+    if (!compensation.empty()) {
+      const size_t colon = compensation.find(':');
+      try {
+        conversion.compensation.axis = std::stoi(compensation.substr(0, colon));
+        if (colon != std::string::npos) conversion.compensation.outer_axis = std::stoi(compensation.substr(colon + 1));
+      } catch (const std::exception&) {
+        throw Error("--compensation '" + compensation + "': AXIS[:OUTER], canonical axis numbers");
+      }
+    }
     const KernelData kd = plan_reorder(engine.info(), src, dst, impl, conversion);
     std::vector<KernelData> kernels_data = {kd};
     std::vector<std::string> labels = {"(as generated, " + kd.impl + ")"};
@@ -151,10 +165,13 @@ int main(int argc, char** argv) {
       kernels_data.push_back(v);
       labels.push_back(variants[k]);
     }
+    size_t plain_at = 0;
     if (vs_plain) {
-      if (params.empty()) throw Error("--vs-plain compares with the kernel --param fuses: give a --param");
+      if (params.empty() && compensation.empty())
+        throw Error("--vs-plain compares with the kernel --param or --compensation fuses: give one");
       Conversion plain;
       plain.padding = conversion.padding;
+      plain_at = kernels_data.size();
       kernels_data.push_back(plan_reorder(engine.info(), src, dst, impl, plain));
       labels.push_back("plain conversion (" + kernels_data.back().impl + ")");
     }
@@ -200,6 +217,9 @@ int main(int argc, char** argv) {
     timing.consumer = consumer;
     timing.random_bits = random_bits;
     timing.copy = vs_copy;
+    // Every kernel but the plain conversion (--vs-plain's, which drops the sums too) writes the sums.
+    for (size_t k = 0; k < kernels_data.size(); ++k)
+      timing.sums.push_back(vs_plain && k == plain_at ? Compensation{} : conversion.compensation);
     if (vs_copy) labels.push_back("copy kernel of the destination's " + std::to_string(dst.bytes()) + " bytes (as the benchmarks')");
     const std::vector<std::vector<double>> ms = clreorder_perf::interleaved_kernel_ms(engine, src, dst, kernels_data, timing);
     std::printf("%s -> %s, impl %s, %d interleaved runs each (event %s time, %s caches)\n", src.describe().c_str(),

@@ -24,6 +24,9 @@ struct KernelTiming {
   bool consumer = false;     ///< time each reorder together with a copy of its destination after it
   bool random_bits = false;  ///< the source filled with arbitrary bits instead of make_pattern()'s
   bool copy = false;         ///< one more entry last: copy_kernel() over the destination's bytes, own buffers
+  /// Per entry of `kernels` (missing ones: none), the compensation sums its conversion writes: each such
+  /// kernel gets a buffer for them (atomics into it; the values are not read).
+  std::vector<clreorder::Compensation> sums;
 };
 
 /// Sorted kernel times in ms, one vector per entry of `kernels` (each a plan of src -> dst: its source, launch
@@ -49,10 +52,14 @@ inline std::vector<std::vector<double>> interleaved_kernel_ms(const clreorder::E
   queue.enqueueWriteBuffer(sbuf, CL_TRUE, 0, static_cast<size_t>(src.bytes()), pattern.data());
   queue.enqueueWriteBuffer(dbuf, CL_TRUE, 0, dst_bytes, fill.data());
   std::vector<KernelHandle> handles;
-  std::vector<cl::Buffer> plans;
+  std::vector<cl::Buffer> plans, sums;
   for (const KernelData& k : kernels) {
     handles.push_back(ProgramCache::instance().handle(engine.context(), engine.device(), k.source));
     plans.push_back(plans_buffer(engine.context(), k));
+    const size_t at = sums.size();
+    const bool with_sums = at < t.sums.size() && t.sums[at].present();
+    sums.push_back(with_sums ? cl::Buffer(engine.context(), CL_MEM_READ_WRITE, static_cast<size_t>(t.sums[at].count(dst.dims())) * 4)
+                             : cl::Buffer());
   }
   // The copy kernel reads and writes buffers of its own, of the destination's size (as bench_reorder()'s).
   const KernelData copy_kd = copy_kernel(engine.info(), dst_bytes);
@@ -85,7 +92,7 @@ inline std::vector<std::vector<double>> interleaved_kernel_ms(const clreorder::E
         lk.kernel.setArg(1, copy_dst);
         lk.kernel.setArg(2, static_cast<cl_ulong>(dst_bytes));
       } else {
-        set_reorder_args(lk.kernel, sbuf, 0, dbuf, 0, plans[k]);
+        set_reorder_args(lk.kernel, sbuf, 0, dbuf, 0, plans[k], {}, sums[k]);
       }
       const KernelData& kd = is_copy ? copy_kd : kernels[k];
       cl::Event ev;
