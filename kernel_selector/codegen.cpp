@@ -306,12 +306,15 @@ std::string convert_types(DataType from, DataType to, const Conversion& conv, st
   }
   // f32 and the narrow floats widen to float exactly; integers stay integer until they meet a float. An
   // integer of 32 or 64 bits bound for a narrow float goes through f32 rounded to odd (or truncated) for the
-  // same reason.
+  // same reason. f16 bound for an integer type widens with its NaNs as 0 (common.cl's cr_f16_to_f32_nan0),
+  // which the integer conversion gives them anyway, so that conversion needs no NaN test (never under
+  // fused arithmetic, where convert_expr() widens to f32 first: NaN - zero point must stay NaN, not 0 - it).
+  const bool f16_nan0 = from == DataType::f16 && !is_floating(to);
   std::string as_float;
   switch (from) {
     case DataType::f32: as_float = "(" + v + ")"; break;
     case DataType::f16: case DataType::bf16: case DataType::f8e4m3: case DataType::f8e5m2:
-      as_float = "cr_" + std::string(to_string(from)) + "_to_f32" + suf + "(" + v + ")";
+      as_float = "cr_" + std::string(to_string(from)) + "_to_f32" + (f16_nan0 ? "_nan0" : "") + suf + "(" + v + ")";
       break;
     default:
       as_float = !narrow.empty() && !rtz && size_of(from) >= 4 ? "cr_" + cl_type(from) + "_to_f32_odd" + suf + "(" + v + ")"
@@ -323,7 +326,7 @@ std::string convert_types(DataType from, DataType to, const Conversion& conv, st
   if (to == DataType::f64)
     return is_floating(from) ? "convert_double" + w + "(" + as_float + ")" : "convert_double" + w + (rtz ? "_rtz(" : "_rte(") + v + ")";
   if (is_floating(from)) {
-    const bool small_sat = nan == NanIn::none && conv.overflow == Overflow::saturate && size_of(to) <= 2;
+    const bool small_sat = (nan == NanIn::none || f16_nan0) && conv.overflow == Overflow::saturate && size_of(to) <= 2;
     return "cr_float_to_" + t + (small_sat ? r + "_finite" + suf : to_int) + "(" + as_float + ")";
   }
   // Between integers: saturate, or keep the low bits through the unsigned type (C99's modular conversion).

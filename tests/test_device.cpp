@@ -250,7 +250,9 @@ TEST(Device, ConversionModesOnEveryPath) {
 // low halves at and beside the rounding ties (f16 drops 13 bits from normals, more from subnormals) narrowed
 // to f16 to nearest even, toward zero and through the fused arithmetic (its canonical NaN), and converted to
 // i32, u32, i64 and, wrapping, to i8 and u16 in both roundings; an i32 source to f16 (no NaN test) and a u8
-// one (the normal path alone). The selector's kernel (vectors of 4 to 16) and generic's (scalars), in each of
+// one (the normal path alone); every f16 pattern into i8, u8, i32, u4, wrapping into u16 toward zero (widened
+// with NaNs as 0, cr_f16_to_f32_nan0, the conversions after it without a NaN test) and into i8 with a fused
+// subtraction (where a NaN must stay NaN through the arithmetic: 0, not 0 - 2.5 rounded). The selector's kernel (vectors of 4 to 16) and generic's (scalars), in each of
 // the three builds: the device's default, the bit operations, and f16 through OpenCL's vstore_half/vload_half
 // (-D CR_HALF_BUILTINS: every device but x86 CPUs gets them by default).
 TEST(Device, ConversionsInInstructionsAndInBitOperations) {
@@ -289,6 +291,12 @@ TEST(Device, ConversionsInInstructionsAndInBitOperations) {
       {converting(make_case(plain, blocked, s32, T::f32, T::f16), with_params(rtz, {{Param::mul, {{1.0f}, -1}}})), &singles},
       {make_case(plain, blocked, {1, 16, 16, 16}, T::i32, T::f16), &ints},
       {make_case(plain, blocked, {1, 1, 1, 256}, T::u8, T::f16), &bytes},
+      {make_case(plain, blocked, s16, T::f16, T::i8), &halves},
+      {make_case(blocked, plain, s16, T::f16, T::u8), &halves},
+      {make_case(plain, plain, s16, T::f16, T::i32), &halves},
+      {make_case(plain, blocked, s16, T::f16, T::u4), &halves},
+      {converting(make_case(plain, plain, s16, T::f16, T::u16), modes(Rounding::toward_zero, Overflow::wrap)), &halves},
+      {converting(make_case(plain, blocked, s16, T::f16, T::i8), with_params({}, {{Param::sub, {{2.5f}, -1}}})), &halves},
       {make_case(plain, blocked, s32, T::f32, T::i32), &singles},
       {converting(make_case(plain, plain, s32, T::f32, T::u32), rtz), &singles},
       {make_case(plain, plain, s32, T::f32, T::i64), &singles},
