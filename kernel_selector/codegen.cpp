@@ -557,8 +557,11 @@ std::string convert_expr(const ReorderParams& p, const std::string& v, int width
   const bool normal = normal_range(conv, from, to);
   if (!conv.has_arithmetic()) return convert_types(from, to, conv, v, width, NanIn::kept, normal);
   // The documented order (Conversion::params), one parenthesised operation each: OpenCL C rounds every
-  // operation to f32, and common.cl turns FP_CONTRACT off, so none fuses into a multiply-add.
-  std::string x = convert_types(from, DataType::f32, Conversion{}, v, width);
+  // operation to f32, and common.cl turns FP_CONTRACT off, so none fuses into a multiply-add. The result's NaNs
+  // are made canonical (floats) or 0 (integers) below, so an f16 source's NaN payload is never seen: it widens
+  // without rebuilding it (common.cl's cr_f16_to_f32_quiet).
+  std::string x = from == DataType::f16 ? "cr_f16_to_f32_quiet" + std::string(width > 1 ? "_" + std::to_string(width) : "") + "(" + v + ")"
+                                        : convert_types(from, DataType::f32, Conversion{}, v, width);
   for (Param q : all_params())
     if (conv.param(q).present()) x = "(" + x + " " + applied_operation(q) + " " + param_operand(p, q, width, coord) + ")";
   // Integer destinations make every NaN 0 anyway.

@@ -251,8 +251,9 @@ TEST(Device, ConversionModesOnEveryPath) {
 // to f16 to nearest even, toward zero and through the fused arithmetic (its canonical NaN), and converted to
 // i32, u32, i64 and, wrapping, to i8 and u16 in both roundings; an i32 source to f16 (no NaN test) and a u8
 // one (the normal path alone); every f16 pattern into i8, u8, i32, u4, wrapping into u16 toward zero (widened
-// with NaNs as 0, cr_f16_to_f32_nan0, the conversions after it without a NaN test) and into i8 with a fused
-// subtraction (where a NaN must stay NaN through the arithmetic: 0, not 0 - 2.5 rounded). The selector's kernel (vectors of 4 to 16) and generic's (scalars), in each of
+// with NaNs as 0, cr_f16_to_f32_nan0, the conversions after it without a NaN test), and through fused
+// arithmetic (widened with NaNs in any form, cr_f16_to_f32_quiet) into i8 (a NaN must stay NaN through the
+// subtraction: 0, not 0 - 2.5 rounded), f16 and f32 (the canonical NaN). The selector's kernel (vectors of 4 to 16) and generic's (scalars), in each of
 // the three builds: the device's default, the bit operations, and f16 through OpenCL's vstore_half/vload_half
 // (-D CR_HALF_BUILTINS: every device but x86 CPUs gets them by default).
 TEST(Device, ConversionsInInstructionsAndInBitOperations) {
@@ -297,6 +298,8 @@ TEST(Device, ConversionsInInstructionsAndInBitOperations) {
       {make_case(plain, blocked, s16, T::f16, T::u4), &halves},
       {converting(make_case(plain, plain, s16, T::f16, T::u16), modes(Rounding::toward_zero, Overflow::wrap)), &halves},
       {converting(make_case(plain, blocked, s16, T::f16, T::i8), with_params({}, {{Param::sub, {{2.5f}, -1}}})), &halves},
+      {converting(make_case(plain, blocked, s16, T::f16, T::f16), fused), &halves},
+      {converting(make_case(blocked, plain, s16, T::f16, T::f32), with_params({}, {{Param::sub, {{2.5f}, -1}}})), &halves},
       {make_case(plain, blocked, s32, T::f32, T::i32), &singles},
       {converting(make_case(plain, plain, s32, T::f32, T::u32), rtz), &singles},
       {make_case(plain, plain, s32, T::f32, T::i64), &singles},

@@ -478,25 +478,27 @@ TEST(Generated, TransposesReadFewRowsPagesApart) {
 
 // f16 bound for an integer type widens with its NaNs as 0 (cr_f16_to_f32_nan0), so 8- and 16-bit integer
 // conversions after it take their _finite form (no NaN test), in every implementation and in the scalar
-// tails as in the vectors; not with fused arithmetic (NaN - a zero point stays NaN, then 0), not into floats
-// (NaN payloads kept), not from bf16 (its widening is a shift).
+// tails as in the vectors; not with fused arithmetic (NaN - a zero point stays NaN, then 0), where f16 widens
+// with NaNs in any form (cr_f16_to_f32_quiet: the result's NaNs become 0 or canonical, so no payload is seen);
+// not into floats without arithmetic (NaN payloads kept), not from bf16 (its widening is a shift).
 TEST(Generated, HalfIntoIntegersWidensNaNsAsZero) {
   struct Pair {
     DataType src, dst;
     bool sub;          // a fused subtraction
     const char* impl;  // "" the selector's
-    bool nan0;
+    bool nan0, quiet;        // cr_f16_to_f32_nan0, cr_f16_to_f32_quiet in the kernel
     const char* conversion;  // in CONVERT(v), the scalar form
   };
   using T = DataType;
-  const Pair pairs[] = {{T::f16, T::i8, false, "", true, "cr_float_to_char_finite(cr_f16_to_f32_nan0(v))"},
-                        {T::f16, T::u8, false, "generic", true, "cr_float_to_uchar_finite(cr_f16_to_f32_nan0(v))"},
-                        {T::f16, T::i16, false, "staged", true, "cr_float_to_short_finite(cr_f16_to_f32_nan0(v))"},
-                        {T::f16, T::u4, false, "", true, "min((uchar)(cr_float_to_uchar_finite(cr_f16_to_f32_nan0(v))), (uchar)15)"},
-                        {T::f16, T::i32, false, "", true, "cr_float_to_int(cr_f16_to_f32_nan0(v))"},
-                        {T::f16, T::i8, true, "", false, nullptr},
-                        {T::f16, T::f32, false, "", false, "cr_f16_to_f32(v)"},
-                        {T::bf16, T::i8, false, "", false, "cr_float_to_char(cr_bf16_to_f32(v))"}};
+  const Pair pairs[] = {{T::f16, T::i8, false, "", true, false, "cr_float_to_char_finite(cr_f16_to_f32_nan0(v))"},
+                        {T::f16, T::u8, false, "generic", true, false, "cr_float_to_uchar_finite(cr_f16_to_f32_nan0(v))"},
+                        {T::f16, T::i16, false, "staged", true, false, "cr_float_to_short_finite(cr_f16_to_f32_nan0(v))"},
+                        {T::f16, T::u4, false, "", true, false, "min((uchar)(cr_float_to_uchar_finite(cr_f16_to_f32_nan0(v))), (uchar)15)"},
+                        {T::f16, T::i32, false, "", true, false, "cr_float_to_int(cr_f16_to_f32_nan0(v))"},
+                        {T::f16, T::i8, true, "", false, true, "cr_float_to_char(((cr_f16_to_f32_quiet(v) - 0x1.4p+1f)))"},
+                        {T::f16, T::f16, true, "", false, true, nullptr},
+                        {T::f16, T::f32, false, "", false, false, "cr_f16_to_f32(v)"},
+                        {T::bf16, T::i8, false, "", false, false, "cr_float_to_char(cr_bf16_to_f32(v))"}};
   for (const Pair& c : pairs) {
     const Layout src(format_from_name("bfyx"), c.src, {2, 32, 7, 9}), dst(format_from_name("byxf"), c.dst, {2, 32, 7, 9});
     Conversion conv;
@@ -504,6 +506,7 @@ TEST(Generated, HalfIntoIntegersWidensNaNsAsZero) {
     const std::string label = src.describe() + " -> " + dst.describe() + (c.sub ? " --sub 2.5" : "") + " " + c.impl;
     const std::string code = plan_reorder(tuned_device("cpu"), src, dst, c.impl, conv).source.code;
     EXPECT_EQ(code.find("cr_f16_to_f32_nan0") != std::string::npos, c.nan0) << label << "\n" << code;
+    EXPECT_EQ(code.find("cr_f16_to_f32_quiet") != std::string::npos, c.quiet) << label << "\n" << code;
     if (c.conversion) {
       EXPECT_NE(code.find(std::string("#define CONVERT(v) ") + c.conversion + "\n"), std::string::npos) << label << "\n" << code;
     }
