@@ -259,9 +259,11 @@ enum class NanIn { kept, canonical, none };
 bool has_canonical_twin(DataType t) { return t == DataType::f16 || t == DataType::bf16 || t == DataType::f8e5m2; }
 
 // `v` (of cl_type(from), or a vector of `width`) converted to `to` by the modes of `conv`, NaNs as `nan` says
-// (NanIn::canonical only from f32); `normal`: normal_range() proved every value +-0 or normal in `to`.
+// (NanIn::canonical only from f32); `normal`: normal_range() proved every value +-0 or normal in `to`;
+// `payload_unread`: the caller makes every NaN of the result canonical or 0 (fused arithmetic after it), so a
+// NaN's payload in `v` need not be kept.
 std::string convert_types(DataType from, DataType to, const Conversion& conv, std::string v, int width,
-                          NanIn nan = NanIn::kept, bool normal = false) {
+                          NanIn nan = NanIn::kept, bool normal = false, bool payload_unread = false) {
   const std::string w = width > 1 ? std::to_string(width) : "", suf = width > 1 ? "_" + w : "";
   if (nan == NanIn::canonical && is_floating(to) && !has_canonical_twin(to)) {
     v = "cr_f32_nan_canonical" + suf + "(" + v + ")";
@@ -309,12 +311,14 @@ std::string convert_types(DataType from, DataType to, const Conversion& conv, st
   // same reason. f16 bound for an integer type widens with its NaNs as 0 (common.cl's cr_f16_to_f32_nan0),
   // which the integer conversion gives them anyway, so that conversion needs no NaN test (never under
   // fused arithmetic, where convert_expr() widens to f32 first: NaN - zero point must stay NaN, not 0 - it).
+  // Where no payload is read otherwise, f16 widens without rebuilding it (cr_f16_to_f32_quiet).
   const bool f16_nan0 = from == DataType::f16 && !is_floating(to);
+  const std::string f16_form = f16_nan0 ? "_nan0" : payload_unread ? "_quiet" : "";
   std::string as_float;
   switch (from) {
     case DataType::f32: as_float = "(" + v + ")"; break;
     case DataType::f16: case DataType::bf16: case DataType::f8e4m3: case DataType::f8e5m2:
-      as_float = "cr_" + std::string(to_string(from)) + "_to_f32" + (f16_nan0 ? "_nan0" : "") + suf + "(" + v + ")";
+      as_float = "cr_" + std::string(to_string(from)) + "_to_f32" + (from == DataType::f16 ? f16_form : "") + suf + "(" + v + ")";
       break;
     default:
       as_float = !narrow.empty() && !rtz && size_of(from) >= 4 ? "cr_" + cl_type(from) + "_to_f32_odd" + suf + "(" + v + ")"
@@ -558,10 +562,8 @@ std::string convert_expr(const ReorderParams& p, const std::string& v, int width
   if (!conv.has_arithmetic()) return convert_types(from, to, conv, v, width, NanIn::kept, normal);
   // The documented order (Conversion::params), one parenthesised operation each: OpenCL C rounds every
   // operation to f32, and common.cl turns FP_CONTRACT off, so none fuses into a multiply-add. The result's NaNs
-  // are made canonical (floats) or 0 (integers) below, so an f16 source's NaN payload is never seen: it widens
-  // without rebuilding it (common.cl's cr_f16_to_f32_quiet).
-  std::string x = from == DataType::f16 ? "cr_f16_to_f32_quiet" + std::string(width > 1 ? "_" + std::to_string(width) : "") + "(" + v + ")"
-                                        : convert_types(from, DataType::f32, Conversion{}, v, width);
+  // are made canonical (floats) or 0 (integers) below, so the source's NaN payload is never seen.
+  std::string x = convert_types(from, DataType::f32, Conversion{}, v, width, NanIn::kept, false, /*payload_unread=*/true);
   for (Param q : all_params())
     if (conv.param(q).present()) x = "(" + x + " " + applied_operation(q) + " " + param_operand(p, q, width, coord) + ")";
   // Integer destinations make every NaN 0 anyway.

@@ -516,7 +516,7 @@ std::vector<std::string> transpose_loops(const ReorderParams& p, const Permutati
                       perm.axes[static_cast<size_t>(a0->axis)].dim < a0->extent * a0->weight;
   const bool byte_copy_steps = unroll > 1 && unit_bytes(p.src.data_type()) == 1 && elem_bytes == 1;
   const int64_t src_elem = static_cast<int64_t>(unit_bytes(p.src.data_type()));
-  const bool near_rows = a0 && tuning_of(p.device) == Tuning::cpu && !is_nibble(p.src.data_type()) && src_elem == 4 && elem_bytes >= 2 &&
+  const bool near_rows = a0 && tuning_of(p.device) == Tuning::cpu && src_elem == 4 && elem_bytes >= 2 &&  // 4-byte: not u4/i4
                          rows_split && a0->src_stride * src_elem >= kNearPrefetchRowBytes && stream_pays(p.src, p.dst, p.device);
   const bool prefetch = a0 && !narrow && !byte_copy_steps && (prefetches_rows(p, a0->src_stride) || near_rows);  // axis -1: digits of several axes, unmasked
   const std::string line_start = prefetch ? once_per_line(p, b_begin ? "(ib - " + num(b_begin) + ")" : "ib", vec) : "";
