@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <random>
 
 #include "clreorder/cache.hpp"
 #include "clreorder/error.hpp"
@@ -114,23 +115,35 @@ std::vector<BenchResult> bench_variants(const Engine& engine, const Layout& src,
     const bool profiling = q.getInfo<CL_QUEUE_PROPERTIES>() & CL_QUEUE_PROFILING_ENABLE;
     std::vector<std::vector<double>> wall(variants.size()), kernel(variants.size());
     std::vector<double> copy, copy_k;
+    // Each round runs the variants and both copies in an order of its own, drawn from a fixed seed, never
+    // starting with the operation the round before ended with (each one's buffers last touched with another's
+    // traffic between). A fixed order tied the operations' times together: this host's launches alternate
+    // between about 20 and 100 us (PoCL, 2 vCPUs), so in the old order (variants, clEnqueueCopyBuffer, copy
+    // kernel) the reorder and the copy kernel always drew the same phase and clEnqueueCopyBuffer the other, and
+    // a 1 KB reorder read 0.2 or 1.4 of copy by the run (NOTES, "Rounds in an order of their own").
+    const size_t n_ops = variants.size() + 2, op_copy = variants.size(), op_kernel = variants.size() + 1;
+    std::vector<size_t> order(n_ops);
+    for (size_t j = 0; j < n_ops; ++j) order[j] = j;
+    std::mt19937 shuffler(20261204u);
     for (int i = 0; i < runs; ++i) {
-      // Each round starts with the next variant: none always finds the source in cache from another.
-      for (size_t j = 0; j < variants.size(); ++j) {
-        const size_t k = (j + static_cast<size_t>(i)) % variants.size();
-        double t0 = now_ms();
-        reorder(engine, s, 0, src, d, 0, dst, opts[k]);
-        q.finish();
-        wall[k].push_back(now_ms() - t0);
+      const size_t last = order.back();
+      do std::shuffle(order.begin(), order.end(), shuffler);
+      while (i > 0 && order.front() == last);
+      for (size_t op : order) {
+        const double t0 = now_ms();
+        if (op == op_copy) {
+          q.enqueueCopyBuffer(copy_src, copy_dst, 0, 0, bytes);
+          q.finish();
+          copy.push_back(now_ms() - t0);
+        } else if (op == op_kernel) {
+          copy_kernel_run();
+          copy_k.push_back(now_ms() - t0);
+        } else {
+          reorder(engine, s, 0, src, d, 0, dst, opts[op]);
+          q.finish();
+          wall[op].push_back(now_ms() - t0);
+        }
       }
-      double t1 = now_ms();
-      q.enqueueCopyBuffer(copy_src, copy_dst, 0, 0, bytes);
-      q.finish();
-      double t2 = now_ms();
-      copy_kernel_run();
-      double t3 = now_ms();
-      copy.push_back(t2 - t1);
-      copy_k.push_back(t3 - t2);
     }
     // The kernels' own time, from launches of their own with events (the timed rounds make none).
     for (int i = 0; profiling && i < std::min(runs, 9); ++i)
@@ -168,15 +181,8 @@ std::vector<BenchResult> bench_variants(const Engine& engine, const Layout& src,
       r.kernel_ms = profiling ? median(kernel[k]) : -1;
       r.copy_ms = median(copy);
       r.copy_kernel_ms = median(copy_k);
-      // Each round's ratios: the reorder and the copies beside it ran within milliseconds, where the
-      // medians of each may come from different phases of a machine whose speed changes by 2x for seconds.
-      std::vector<double> best, buffer;
-      for (size_t i = 0; i < copy.size(); ++i) {
-        best.push_back(physical * std::min(copy[i], copy_k[i]) / (copied * wall[k][i]));
-        buffer.push_back(physical * copy[i] / (copied * wall[k][i]));
-      }
-      r.ratio = median(best);
-      r.ratio_copy_buffer = median(buffer);
+      r.ratio = ratio_to_faster_copy(physical / copied, wall[k], copy, copy_k);
+      r.ratio_copy_buffer = ratio_to_faster_copy(physical / copied, wall[k], copy, copy);
     }
   } catch (...) {
     rethrow_cl("bench " + src.describe() + " -> " + dst.describe());
@@ -190,6 +196,22 @@ std::vector<BenchResult> bench_variants(const Engine& engine, const Layout& src,
     r.best_copy_gbps = std::max(r.copy_gbps, r.copy_kernel_gbps);
   }
   return rs;
+}
+
+double ratio_to_faster_copy(double scale, const std::vector<double>& wall, const std::vector<double>& copy,
+                            const std::vector<double>& copy_kernel) {
+  if (wall.empty() || copy.size() != wall.size() || copy_kernel.size() != wall.size())
+    throw Error("bench: " + std::to_string(wall.size()) + " timed rounds of the reorder against " + std::to_string(copy.size()) +
+                " and " + std::to_string(copy_kernel.size()) + " of the copies");
+  // Each round's ratio: the reorder and the copies beside it ran within milliseconds, where the medians of
+  // each may come from different phases of a machine whose speed changes by 2x for seconds. The faster copy
+  // is the one of the lower median, not the faster of each round: the least of two noisy times is below
+  // either one's typical time, and three operations of one typical time read about 0.8 round by round
+  // (tests/test_format.cpp, BenchRatios; NOTES, "Rounds in an order of their own").
+  const std::vector<double>& faster = median(copy_kernel) < median(copy) ? copy_kernel : copy;
+  std::vector<double> ratios;
+  for (size_t i = 0; i < wall.size(); ++i) ratios.push_back(scale * faster[i] / wall[i]);
+  return median(ratios);
 }
 
 BenchResult bench_reorder(const Engine& engine, const Layout& src, const Layout& dst, const std::string& force, int runs,

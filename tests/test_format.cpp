@@ -8,9 +8,11 @@
 #include <limits>
 #include <functional>
 #include <map>
+#include <random>
 #include <set>
 #include <tuple>
 
+#include "clreorder/bench.hpp"
 #include "clreorder/error.hpp"
 #include "clreorder/format.hpp"
 #include "clreorder/layout.hpp"
@@ -786,4 +788,34 @@ TEST(Grammar, SwizzlesMustAlignWithTheOBlocks) {
             std::string::npos);
   EXPECT_NO_THROW(Format::parse("os_is_yx_osa4_isa8_osv8_isv4_swizzled_by_4"));
   EXPECT_NO_THROW(Format::parse("os_osv6_is_osv2_isv16_x_isv4_swizzled_by_2"));  // splits 12 at 6: bounds 2 and 12
+}
+
+// The benchmarks' ratio to copy (ratio_to_faster_copy()): three operations of one typical time, each round's
+// times noisy, read 1, where the least of the two copies round by round reads far below it; the faster copy
+// is the one of the lower median however the rounds go; and a machine's phase, scaling a whole round,
+// cancels.
+TEST(BenchRatios, TheFasterCopyIsChosenByItsMedianNotRoundByRound) {
+  std::mt19937 rng(7);
+  std::lognormal_distribution<double> noise(0.0, 0.4);
+  std::uniform_real_distribution<double> phase(0.5, 2.0);
+  std::vector<double> wall, copy, kernel, per_round_min;
+  for (int i = 0; i < 2001; ++i) {
+    const double f = phase(rng);
+    wall.push_back(f * 20 * noise(rng));
+    copy.push_back(f * 20 * noise(rng));
+    kernel.push_back(f * 20 * noise(rng));
+    per_round_min.push_back(std::min(copy.back(), kernel.back()) / wall.back());
+  }
+  EXPECT_NEAR(clreorder::ratio_to_faster_copy(1.0, wall, copy, kernel), 1.0, 0.05);
+  std::sort(per_round_min.begin(), per_round_min.end());
+  EXPECT_LT(per_round_min[per_round_min.size() / 2], 0.85);  // the bias the median choice removes
+  // A copy kernel twice as fast in every round is the one: the reorder at its own speed reads 0.5.
+  std::vector<double> fast = kernel;
+  for (double& t : fast) t /= 2;
+  EXPECT_NEAR(clreorder::ratio_to_faster_copy(1.0, wall, copy, fast), 0.5, 0.03);
+  EXPECT_NEAR(clreorder::ratio_to_faster_copy(1.0, wall, fast, copy), 0.5, 0.03);
+  // scale: the reorder's bytes over the copy's.
+  EXPECT_NEAR(clreorder::ratio_to_faster_copy(2.0, wall, copy, copy), 2.0, 0.1);
+  EXPECT_THROW(clreorder::ratio_to_faster_copy(1.0, {}, {}, {}), clreorder::Error);
+  EXPECT_THROW(clreorder::ratio_to_faster_copy(1.0, wall, copy, {1.0}), clreorder::Error);
 }

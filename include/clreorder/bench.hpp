@@ -24,9 +24,10 @@ struct BenchResult {
   double copy_gbps = 0;        ///< 2 x dst.bytes() / copy_ms
   double copy_kernel_gbps = 0; ///< 2 x dst.bytes() / copy_kernel_ms
   double best_copy_gbps = 0;   ///< the faster of the two copies
-  /// To the best copy this device has: the median over rounds of that round's gbps_physical over its faster
-  /// copy's GB/s (each round's reorder against the copies timed beside it, so the machine's speed changing
-  /// between rounds cancels; close to gbps_physical / best_copy_gbps where it does not change)
+  /// To the best copy this device has: the median over rounds of that round's gbps_physical over the GB/s of
+  /// the faster copy, the one of the lower median (ratio_to_faster_copy(): each round's reorder against the
+  /// copy timed beside it, so the machine's speed changing between rounds cancels; close to gbps_physical /
+  /// best_copy_gbps where it does not change)
   double ratio = 0;
   double ratio_copy_buffer = 0;  ///< the same to clEnqueueCopyBuffer alone
   double enqueue_us = 0;       ///< host time of one cached reorder() call without waiting (lookup, args, enqueue)
@@ -34,6 +35,12 @@ struct BenchResult {
   /// One JSON object with every field and both layouts.
   std::string json(const Layout& src, const Layout& dst) const;
 };
+
+/// The median over timed rounds of scale x copy time / reorder time, against whichever of the two copies has
+/// the lower median (`copy` for both: against that one alone); scale is the reorder's bytes over the copy's.
+/// Throws clreorder::Error unless the three hold the same number of rounds, at least one.
+double ratio_to_faster_copy(double scale, const std::vector<double>& wall, const std::vector<double>& copy,
+                            const std::vector<double>& copy_kernel);
 
 /// Times reorder(src -> dst) on the engine's queue: warm-up, then `runs` rounds of reorder, clEnqueueCopyBuffer
 /// and copy kernel.
