@@ -818,6 +818,10 @@ struct TiledPlan {
   TileSums sums;
 };
 
+// The bytes of a destination row of A that CPU tiles of 2-byte and wider elements make up from the digit
+// continuing a shorter A (plan_on()): four cache lines.
+constexpr int64_t kShortRowBytes = 256;
+
 TiledPlan plan_on(const ReorderParams& p, Permutation perm) {
   TiledPlan tp;
   tp.perm = std::move(perm);
@@ -899,11 +903,20 @@ TiledPlan plan_on(const ReorderParams& p, Permutation perm) {
     // bs_fs_yx_bsv32_fsv32 i8 32x64x56x56 took 0.55-0.57x the time, 32x64x28x28 0.92x, bs_fs_yx_bsv16_fsv32
     // i8 0.62x, bs_fs_yx_bsv32_fsv16 f16 0.69x, f32 -> i8 into bsv32_fsv32 0.68x (perf/clreorder_ab, caches
     // evicted); the other families' A already fills a line or takes the whole digit.
+    // Into destinations of 2 bytes or more, rows of four lines (kShortRowBytes): a work-item then reads 4x the
+    // rows per column and writes 256 contiguous bytes per store run. Over the 26 plans this changes among 168
+    // pairs of 24 families in seven type pairs (bfyx -> yxfb and bs_fs_yx_bsv16/32_fsv16/32; PoCL on the Xeon
+    // host, perf/clreorder_ab --env, 21 interleaved runs, two rounds; NOTES, "Rows of four lines"): f32
+    // 0.71-1.02x the time cold and warm (yxfb 16x64x28x28 0.74x / 0.71x, bsv32_fsv16 0.81x / 0.82x), f16
+    // 0.80-0.93x, u8 -> f16 0.78-1.01x, f16 -> f32 0.73-1.05x, i64 0.95-1.02x, f32 -> f16 0.86-0.96x cold but
+    // 0.88-1.15x warm. 8-bit destinations keep one line: four took 0.80-1.22x, mixed between rounds. Rows of
+    // 512 bytes (one round) were within 0.05 of these but for i64 (0.78-0.84x) and i8 (1.21-1.42x).
     const int64_t dst_bytes = static_cast<int64_t>(unit_bytes(p.dst.data_type()));
+    const int64_t row_bytes = dst_bytes == 1 ? 64 : kShortRowBytes;
     const auto cont = std::find_if(grid.begin(), grid.end(), [&](const PermDigit& d) { return d.dst_stride == alen && a_may(d); });
-    if (tuning_of(p.device) == Tuning::cpu && !is_nibble(p.dst.data_type()) && alen * dst_bytes < 64 && 64 % (alen * dst_bytes) == 0 &&
-        cont != grid.end()) {
-      const int64_t t = 64 / (alen * dst_bytes);
+    if (tuning_of(p.device) == Tuning::cpu && !is_nibble(p.dst.data_type()) && alen * dst_bytes < row_bytes &&
+        row_bytes % (alen * dst_bytes) == 0 && cont != grid.end()) {
+      const int64_t t = row_bytes / (alen * dst_bytes);
       if (t < cont->extent && cont->extent % t == 0 && alen * t <= cfg.cap_a) {
         PermDigit inner = *cont;
         *cont = split_outer(inner, t);

@@ -337,8 +337,9 @@ TEST(Generated, StreamedTransposesWriteWholeLines) {
   EXPECT_EQ(transposes, static_cast<int>(std::size(pairs)));
 }
 
-// CPU tiles whose rows of A are under a line take part of the digit continuing A (two batches of a bsv32
-// block for 32-byte channel blocks), so that each column's stores are one line; whole digits that fit stay.
+// CPU tiles whose rows of A are short take part of the digit continuing A, so that each column's stores are
+// one line of 8-bit elements (two batches of a bsv32 block for 32-byte channel blocks) and four of wider ones
+// (eight batches for 16 f16 channels); whole digits that fit stay.
 TEST(Generated, ShortRowsOfATakePartOfTheDigitContinuingThem) {
   struct Pair {
     const char *from, *to;
@@ -348,14 +349,18 @@ TEST(Generated, ShortRowsOfATakePartOfTheDigitContinuingThem) {
   };
   using T = DataType;
   const Pair pairs[] = {{"bfyx", "bs_fs_yx_bsv32_fsv32", T::i8, T::i8, "cpu", 64},
-                        {"bfyx", "bs_fs_yx_bsv32_fsv16", T::f16, T::f16, "cpu", 32},
+                        {"bfyx", "bs_fs_yx_bsv32_fsv16", T::f16, T::f16, "cpu", 128},
                         {"bfyx", "bs_fs_yx_bsv16_fsv32", T::i8, T::i8, "cpu", 64},
                         {"bfyx", "bs_fs_yx_bsv32_fsv32", T::f32, T::i8, "cpu", 64},
-                        {"bfyx", "bs_fs_yx_bsv32_fsv32", T::f32, T::f32, "cpu", 32},  // a line already
+                        {"bfyx", "bs_fs_yx_bsv32_fsv32", T::f32, T::f32, "cpu", 64},
+                        {"bfyx", "bs_fs_yx_bsv32_fsv32", T::i8, T::f16, "cpu", 128},
                         {"bfyx", "bs_fs_yx_bsv16_fsv16", T::f16, T::f16, "cpu", 256},  // the whole digit
+                        {"bfyx", "yxfb", T::f16, T::f16, "cpu", 64},  // 32 batches of 4 channels, cut to 64 far rows
+                        {"bfyx", "yxfb", T::u8, T::u8, "cpu", 64},    // 32 batches of 2 channels: one line
+                        {"bfyx", "yxfb", T::i64, T::i64, "cpu", 16},  // 16 far rows into 8-byte elements (not Intel)
                         {"bfyx", "bs_fs_yx_bsv32_fsv32", T::i8, T::i8, "gpu", 16}};  // GPU tiles: unchanged
   for (const Pair& c : pairs) {
-    const Dims shape = {64, 64, 8, 8};
+    const Dims shape = std::string(c.to) == "yxfb" ? Dims{32, 64, 28, 28} : Dims{64, 64, 8, 8};
     const Layout src(format_from_name(c.from), c.src, shape), dst(format_from_name(c.to), c.dst, shape);
     const std::string code = plan_reorder(tuned_device(c.tuning), src, dst, "tiled").source.code;
     EXPECT_EQ(transpose_a_length(code), c.a) << src.describe() << " -> " << dst.describe() << ", " << c.tuning << " tuning";
