@@ -904,9 +904,10 @@ TiledPlan plan_on(const ReorderParams& p, Permutation perm) {
     // i8 0.62x, bs_fs_yx_bsv32_fsv16 f16 0.69x, f32 -> i8 into bsv32_fsv32 0.68x (perf/clreorder_ab, caches
     // evicted); the other families' A already fills a line or takes the whole digit.
     // Into destinations of 2 bytes or more, rows of four lines (kShortRowBytes): a work-item then reads 4x the
-    // rows per column and writes 256 contiguous bytes per store run. Over the 26 plans this changes among 168
-    // pairs of 24 families in seven type pairs (bfyx -> yxfb and bs_fs_yx_bsv16/32_fsv16/32; PoCL on the Xeon
-    // host, perf/clreorder_ab --env, 21 interleaved runs, two rounds; NOTES, "Rows of four lines"): f32
+    // rows per column and writes 256 contiguous bytes per store run. Over the 22 plans into 16- to 64-bit
+    // elements this changes among 168 pairs of 24 families in seven type pairs (bfyx -> yxfb and
+    // bs_fs_yx_bsv16/32_fsv16/32; PoCL on the Xeon host, perf/clreorder_ab --env, 21 interleaved runs, two
+    // rounds; NOTES, "Rows of four lines"), 0.89x in geometric mean cold and warm: f32
     // 0.71-1.02x the time cold and warm (yxfb 16x64x28x28 0.74x / 0.71x, bsv32_fsv16 0.81x / 0.82x), f16
     // 0.80-0.93x, u8 -> f16 0.78-1.01x, f16 -> f32 0.73-1.05x, i64 0.95-1.02x, f32 -> f16 0.86-0.96x cold but
     // 0.88-1.15x warm. 8-bit destinations keep one line: four took 0.80-1.22x, mixed between rounds. Rows of
