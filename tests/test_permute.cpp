@@ -357,7 +357,7 @@ TEST(Generated, ShortRowsOfATakePartOfTheDigitContinuingThem) {
                         {"bfyx", "bs_fs_yx_bsv16_fsv16", T::f16, T::f16, "cpu", 256},  // the whole digit
                         {"bfyx", "yxfb", T::f16, T::f16, "cpu", 64},  // 32 batches of 4 channels, cut to 64 far rows
                         {"bfyx", "yxfb", T::u8, T::u8, "cpu", 64},    // 32 batches of 2 channels: one line
-                        {"bfyx", "yxfb", T::i64, T::i64, "cpu", 16},  // 16 far rows into 8-byte elements (not Intel)
+                        {"bfyx", "yxfb", T::i64, T::i64, "cpu", 16},  // 256-byte rows already; 16 far rows off Intel
                         {"bfyx", "bs_fs_yx_bsv32_fsv32", T::i8, T::i8, "gpu", 16}};  // GPU tiles: unchanged
   for (const Pair& c : pairs) {
     const Dims shape = std::string(c.to) == "yxfb" ? Dims{32, 64, 28, 28} : Dims{64, 64, 8, 8};
