@@ -33,14 +33,23 @@ namespace {
 // 0.98-1.66x warm over 14 conversions into 8-bit types (f32, i32, f64, i64 sources; fsv4, isv16_osv16,
 // osv16_isv4, osa4_isa8_osv8_isv4, grouped weights; plain and with fused scales, zero points and the
 // requantization: perf/clreorder_ab, PoCL on AMD Zen 5); i64 -> i16 1.22x cold, 1.11x warm, f64 -> f16 1.00x.
+// CPU tiles of 8-bit elements hold up to 512 (max_tile_bytes: 256 elements are a quarter of a 4-byte tile's
+// bytes, and the runs of 8-bit blocks fill few registers): over the 13 plans this changes among 323 pairs
+// (the suite's cases and 42 families in five to seven type pairs; bfyx -> bs_fs_yx_bsv4_fsv2, yxfb, weights
+// into is_os_yx_isv16_osv16, os_is_yx_isv16_osv16, os_is_yx_osa4_isa8_osv8_isv2, os_iyx_osv16 and back from
+// int8 blocks; i8 and u8), 0.79x the time in geometric mean cold and 0.81x warm (0.42-1.06x; `perf/clreorder_ab
+// --env`, 21 interleaved runs, PoCL on the Xeon host; NOTES, "Staged tiles of 512 bytes"). They compile longer:
+// the first result of a cold `clreorder run` 0.12-0.71 s later (bfyx -> bs_fs_yx_bsv4_fsv2 i8 32x64x28x28 0.80
+// -> 1.51 s). 1024 8-bit elements gained less (0.85x / 0.88x over the same plans); 512 elements of 16 and 32
+// bits were mixed (0.81-1.16x over six plans).
 struct StagedConfig {
-  int64_t want_run_bytes, min_dst_run_bytes, max_tile_elems, work_item_bytes;
+  int64_t want_run_bytes, min_dst_run_bytes, max_tile_elems, max_tile_bytes, work_item_bytes;
   size_t local;
 };
 
 StagedConfig config_for(const DeviceInfo& dev) {
-  if (tuning_of(dev) == Tuning::cpu) return {32, 16, 256, 4096, 8};
-  return {32, 0, 64, 256, 64};
+  if (tuning_of(dev) == Tuning::cpu) return {32, 16, 256, 512, 4096, 8};
+  return {32, 0, 64, 0, 256, 64};
 }
 
 // Whether tiled's rows (the run dense on both sides) are under 16 bytes of the narrower type while the
@@ -129,7 +138,7 @@ StagedPlan make_plan(const ReorderParams& p) {
   const int64_t dst_elem = static_cast<int64_t>(size_of(p.dst.data_type()));
   const int64_t want = std::max<int64_t>({cfg.want_run_bytes / elem, cfg.min_dst_run_bytes / dst_elem, 2});
   std::vector<PermDigit> pool = perm.digits;
-  grow_runs(perm, pool, sp.tile, want, cfg.max_tile_elems);
+  grow_runs(perm, pool, sp.tile, want, std::max(cfg.max_tile_elems, cfg.max_tile_bytes / elem));
   const int64_t dst_run = run_length(sp.tile, &PermDigit::dst_stride), src_run = run_length(sp.tile, &PermDigit::src_stride);
   if (dst_run < 2 || src_run < 2) {
     sp.reject = "dense runs of " + num(dst_run) + " (destination) and " + num(src_run) +

@@ -627,6 +627,36 @@ TEST(Generated, StagedRunsHoldSixteenBytesOfTheDestination) {
   }
 }
 
+// Staged's CPU tiles of 8-bit elements hold up to 512 of them (config_for()'s max_tile_bytes), those of wider
+// elements 256, and the GPU tuning's 64: the elements the kernel's loads name (its tile and any partial step)
+// double from 256-element tiles into 8-bit ones (196, 144 and 144 before) and stay for the others.
+TEST(Generated, StagedTilesOfBytesHoldFiveHundredAndTwelve) {
+  struct Pair {
+    const char *from, *to;
+    Dims shape;
+    DataType src, dst;
+    const char* tuning;
+    int64_t elements;  // loaded per tile
+  };
+  using T = DataType;
+  const Pair pairs[] = {{"bfyx", "bs_fs_yx_bsv4_fsv2", {32, 64, 28, 28}, T::i8, T::i8, "cpu", 392},
+                        {"bfyx", "bs_fs_yx_bsv4_fsv2", {32, 64, 28, 28}, T::f16, T::f16, "cpu", 128},
+                        {"oiyx", "is_os_yx_isv16_osv16", {256, 256, 3, 3}, T::u8, T::u8, "cpu", 288},
+                        {"oiyx", "is_os_yx_isv16_osv16", {256, 256, 3, 3}, T::f32, T::f32, "cpu", 72},
+                        {"oiyx", "os_is_yx_osa4_isa8_osv8_isv2", {256, 256, 3, 3}, T::i8, T::i8, "cpu", 288},
+                        {"bfyx", "bs_fs_yx_bsv4_fsv2", {32, 64, 28, 28}, T::i8, T::i8, "gpu", 68}};
+  static const std::regex load(R"(vload(\d+)\(|CR_LOADU\([a-z]+(\d+),|CONVERT\(\*\(src)");
+  for (const Pair& c : pairs) {
+    const Layout src(format_from_name(c.from), c.src, c.shape), dst(format_from_name(c.to), c.dst, c.shape);
+    const std::string label = src.describe() + " -> " + dst.describe() + ", " + c.tuning + " tuning";
+    const std::string code = plan_reorder(tuned_device(c.tuning), src, dst, "staged").source.code;
+    int64_t elements = 0;
+    for (auto m = std::sregex_iterator(code.begin(), code.end(), load); m != std::sregex_iterator(); ++m)
+      elements += (*m)[1].matched ? std::stoll((*m)[1]) : (*m)[2].matched ? std::stoll((*m)[2]) : 1;
+    EXPECT_EQ(elements, c.elements) << label;
+  }
+}
+
 // CPU-tuned transposes prefetch their source rows where those lie 2 KiB or more apart (prefetches_rows()): tiled
 // once per 64-byte line where a step reads less (8- and 16-bit rows of 16 and 8), every step where it reads a line
 // or more, each hint beside its row's load and under its conditions; staged and lanes before each row's first
