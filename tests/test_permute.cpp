@@ -592,20 +592,32 @@ TEST(Generated, SixteenBitTransposesStepSixteenColumns) {
   }
 }
 
+namespace {
+
+// A staged plan and the elements its kernel's loads name (vector widths summed, a scalar load as one).
+struct StagedPair { const char *from, *to; Dims shape; DataType src, dst; const char* tuning; int64_t elements; };
+
+void expect_staged_loads(const StagedPair& c) {
+  static const std::regex load(R"(vload(\d+)\(|CR_LOADU\([a-z]+(\d+),|CONVERT\(\*\(src)");
+  const Layout src(format_from_name(c.from), c.src, c.shape), dst(format_from_name(c.to), c.dst, c.shape);
+  const std::string code = plan_reorder(tuned_device(c.tuning), src, dst, "staged").source.code;
+  int64_t elements = 0;
+  for (auto m = std::sregex_iterator(code.begin(), code.end(), load); m != std::sregex_iterator(); ++m)
+    elements += (*m)[1].matched ? std::stoll((*m)[1]) : (*m)[2].matched ? std::stoll((*m)[2]) : 1;
+  EXPECT_EQ(elements, c.elements) << src.describe() << " -> " << dst.describe() << ", " << c.tuning << " tuning\n" << code;
+}
+
+}  // namespace
+
 // Staged's CPU tiles hold runs of at least 16 bytes of the destination type (config_for()): conversions into
 // 8-bit types from 4- and 8-byte sources, and i64 -> i16, take tiles of twice the elements 32-byte runs of the
 // wider type gave them; conversions into 2- and 4-byte types from sources of their size or 4 bytes keep theirs,
-// and the GPU tuning keeps its 32-byte runs.
+// and the GPU tuning keeps its 32-byte runs. And CPU tiles of 8-bit elements hold up to 512 of them
+// (max_tile_bytes), those of wider elements 256: the elements named double from 256-element tiles into 8-bit
+// ones (196, 144 and 144 before) and stay for f16, f32 and the GPU tuning.
 TEST(Generated, StagedRunsHoldSixteenBytesOfTheDestination) {
-  struct Pair {
-    const char *from, *to;
-    Dims shape;
-    DataType src, dst;
-    const char* tuning;
-    int64_t elements;  // loaded per tile
-  };
   using T = DataType;
-  const Pair pairs[] = {{"bfyx", "b_fs_yx_fsv4", {8, 64, 56, 56}, T::f32, T::i8, "cpu", 64},
+  const StagedPair pairs[] = {{"bfyx", "b_fs_yx_fsv4", {8, 64, 56, 56}, T::f32, T::i8, "cpu", 64},
                         {"bfyx", "b_fs_yx_fsv4", {8, 64, 56, 56}, T::i32, T::i8, "cpu", 64},
                         {"oiyx", "os_is_yx_isv16_osv16", {256, 256, 3, 3}, T::f32, T::u8, "cpu", 144},
                         {"oiyx", "os_is_yx_isv16_osv16", {128, 128, 3, 3}, T::f64, T::i8, "cpu", 144},
@@ -614,47 +626,14 @@ TEST(Generated, StagedRunsHoldSixteenBytesOfTheDestination) {
                         {"oiyx", "os_is_yx_isv16_osv16", {256, 256, 3, 3}, T::f32, T::f32, "cpu", 72},
                         {"oiyx", "os_is_yx_isv16_osv16", {256, 256, 3, 3}, T::f32, T::f16, "cpu", 72},
                         {"bfyx", "b_fs_yx_fsv4", {8, 64, 56, 56}, T::u8, T::f32, "cpu", 32},
-                        {"bfyx", "b_fs_yx_fsv4", {8, 64, 56, 56}, T::f32, T::i8, "gpu", 32}};
-  static const std::regex load(R"(vload(\d+)\(|CR_LOADU\([a-z]+(\d+),|CONVERT\(\*\(src)");
-  for (const Pair& c : pairs) {
-    const Layout src(format_from_name(c.from), c.src, c.shape), dst(format_from_name(c.to), c.dst, c.shape);
-    const std::string label = src.describe() + " -> " + dst.describe() + ", " + c.tuning + " tuning";
-    const std::string code = plan_reorder(tuned_device(c.tuning), src, dst, "staged").source.code;
-    int64_t elements = 0;
-    for (auto m = std::sregex_iterator(code.begin(), code.end(), load); m != std::sregex_iterator(); ++m)
-      elements += (*m)[1].matched ? std::stoll((*m)[1]) : (*m)[2].matched ? std::stoll((*m)[2]) : 1;
-    EXPECT_EQ(elements, c.elements) << label << "\n" << code;
-  }
-}
-
-// Staged's CPU tiles of 8-bit elements hold up to 512 of them (config_for()'s max_tile_bytes), those of wider
-// elements 256, and the GPU tuning's 64: the elements the kernel's loads name (its tile and any partial step)
-// double from 256-element tiles into 8-bit ones (196, 144 and 144 before) and stay for the others.
-TEST(Generated, StagedTilesOfBytesHoldFiveHundredAndTwelve) {
-  struct Pair {
-    const char *from, *to;
-    Dims shape;
-    DataType src, dst;
-    const char* tuning;
-    int64_t elements;  // loaded per tile
-  };
-  using T = DataType;
-  const Pair pairs[] = {{"bfyx", "bs_fs_yx_bsv4_fsv2", {32, 64, 28, 28}, T::i8, T::i8, "cpu", 392},
+                        {"bfyx", "b_fs_yx_fsv4", {8, 64, 56, 56}, T::f32, T::i8, "gpu", 32},
+                        {"bfyx", "bs_fs_yx_bsv4_fsv2", {32, 64, 28, 28}, T::i8, T::i8, "cpu", 392},
                         {"bfyx", "bs_fs_yx_bsv4_fsv2", {32, 64, 28, 28}, T::f16, T::f16, "cpu", 128},
                         {"oiyx", "is_os_yx_isv16_osv16", {256, 256, 3, 3}, T::u8, T::u8, "cpu", 288},
                         {"oiyx", "is_os_yx_isv16_osv16", {256, 256, 3, 3}, T::f32, T::f32, "cpu", 72},
                         {"oiyx", "os_is_yx_osa4_isa8_osv8_isv2", {256, 256, 3, 3}, T::i8, T::i8, "cpu", 288},
                         {"bfyx", "bs_fs_yx_bsv4_fsv2", {32, 64, 28, 28}, T::i8, T::i8, "gpu", 68}};
-  static const std::regex load(R"(vload(\d+)\(|CR_LOADU\([a-z]+(\d+),|CONVERT\(\*\(src)");
-  for (const Pair& c : pairs) {
-    const Layout src(format_from_name(c.from), c.src, c.shape), dst(format_from_name(c.to), c.dst, c.shape);
-    const std::string label = src.describe() + " -> " + dst.describe() + ", " + c.tuning + " tuning";
-    const std::string code = plan_reorder(tuned_device(c.tuning), src, dst, "staged").source.code;
-    int64_t elements = 0;
-    for (auto m = std::sregex_iterator(code.begin(), code.end(), load); m != std::sregex_iterator(); ++m)
-      elements += (*m)[1].matched ? std::stoll((*m)[1]) : (*m)[2].matched ? std::stoll((*m)[2]) : 1;
-    EXPECT_EQ(elements, c.elements) << label;
-  }
+  for (const StagedPair& c : pairs) expect_staged_loads(c);
 }
 
 // CPU-tuned transposes prefetch their source rows where those lie 2 KiB or more apart (prefetches_rows()): tiled
