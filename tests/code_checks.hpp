@@ -20,9 +20,13 @@ std::string two_digit_rows(const std::string& code);
 std::string edge_step_checks(const std::string& code);
 
 /// The elements of A a tiled transpose's work-item walks (the `ia` loop inside the `ib` loop of
-/// TILE_LOOPS, impl_tiled.cpp, past the flags a step computes first), or 0 where the code holds no such loops
-/// (row copies, other implementations).
+/// TILE_LOOPS, impl_tiled.cpp, past the flags a step computes first, or outside it: columns_inner()), or 0
+/// where the code holds no such loops (row copies, other implementations).
 int64_t transpose_a_length(const std::string& code);
+
+/// Whether a tiled transpose takes its steps of B inside those of A (transpose_loops(): both steps of a two-step
+/// B together where A's rows lie near in the source).
+bool columns_inner(const std::string& code);
 
 /// Whether the code holds scalar loops over B's columns from one past 0 (a transpose's tail of B after its
 /// steps, where no V divides B).

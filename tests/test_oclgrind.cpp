@@ -389,6 +389,8 @@ TEST(Sweep, EveryImplementationInBothTunings) {
   // CPU-tuned transposes reading their columns' or their rows' offsets from a table (takes_offset_table(): 3 x 3
   // weights into and out of isv16_osv16 blocks).
   int offset_tables = 0, row_tables = 0;
+  // CPU-tuned transposes taking both steps of a two-step B inside each step of A (transpose_loops()).
+  int cols_inner = 0;
   for (const Sweep& s : cases)
     for (const auto& impl : KernelSelector::instance().impls())
       for (const char* tuning : {"cpu", "gpu"}) {
@@ -428,6 +430,7 @@ TEST(Sweep, EveryImplementationInBothTunings) {
           b_real[tuning] += steps_from_real_column(code);
           offset_tables += cpu && a_len > 0 && code.find("_bo)[ib + 0]") != std::string::npos;
           row_tables += cpu && a_len > 0 && code.find("_ao)[ia + 0]") != std::string::npos;
+          cols_inner += cpu && columns_inner(code);
           planned.push_back({&s, std::move(kd), std::string(tuning) + " tuning, cache " + std::to_string(cache) + ", vendor " + std::to_string(maker)});
           ++per_impl[impl->name()];
         }
@@ -449,6 +452,7 @@ TEST(Sweep, EveryImplementationInBothTunings) {
   EXPECT_GT(split, 0) << "no tiled kernel written for both values of g_ok";
   EXPECT_GT(offset_tables, 0) << "no CPU-tuned transpose reading its columns' offsets from a table";
   EXPECT_GT(row_tables, 0) << "no CPU-tuned transpose reading its rows' offsets from a table";
+  EXPECT_GT(cols_inner, 0) << "no CPU-tuned transpose taking its steps of B inside those of A";
   for (const char* tuning : {"cpu", "gpu"}) {
     EXPECT_GT(b_tails[tuning], 0) << "no tiled transpose with a scalar tail of B in the " << tuning << " tuning";
     EXPECT_GT(b_real[tuning], 0) << "no tiled transpose stepping from B's first real column in the " << tuning << " tuning";
@@ -472,6 +476,7 @@ TEST(Sweep, EveryImplementationInBothTunings) {
   std::printf("sweep: CPU-tuned transposes reading their columns' offsets from a table: %d kernels, their rows': %d\n", offset_tables,
               row_tables);
   std::printf("sweep: CPU-tuned transposes reading 64 rows of nested blocks pages apart: %d kernels\n", block_rows);
+  std::printf("sweep: CPU-tuned transposes taking their steps of B inside those of A: %d kernels\n", cols_inner);
   std::printf("sweep: CPU-tuned transposes reading 64 rows pages apart into 8-bit destinations: %d kernels\n", line_rows);
   std::printf("sweep: CPU-tuned staged conversions into 8-bit types 16 elements a run: %d kernels\n", staged_bytes16);
   std::printf("sweep: staged kernels writing compensation sums: %d\n", staged_sums);

@@ -19,6 +19,7 @@
 using namespace clreorder;
 using clreorder_test::check_permutation;
 using clreorder_test::tuned_device;
+using clreorder_test::columns_inner;
 using clreorder_test::transpose_a_length;
 
 namespace {
@@ -364,6 +365,36 @@ TEST(Generated, ShortRowsOfATakePartOfTheDigitContinuingThem) {
     const Layout src(format_from_name(c.from), c.src, shape), dst(format_from_name(c.to), c.dst, shape);
     const std::string code = plan_reorder(tuned_device(c.tuning), src, dst, "tiled").source.code;
     EXPECT_EQ(transpose_a_length(code), c.a) << src.describe() << " -> " << dst.describe() << ", " << c.tuning << " tuning";
+  }
+}
+
+// CPU tiles whose B is two steps take both inside each step of A where A's rows lie at most 512 bytes apart in
+// the source and the destination's elements are 2 bytes or more; farther rows, 8-bit destinations, longer B
+// and GPU tiles keep the steps of B outside.
+TEST(Generated, BothStepsOfBTogetherWhereRowsAreNear) {
+  struct Pair {
+    const char *from, *to;
+    DataType src, dst;
+    Dims shape;
+    const char* tuning;
+    bool inner;
+  };
+  using T = DataType;
+  const Pair pairs[] = {{"b_fs_yx_fsv16", "bfyx", T::f64, T::f64, {4, 64, 56, 56}, "cpu", true},  // rows 128 bytes apart
+                        {"b_fs_yx_fsv32", "bfyx", T::i64, T::i64, {8, 64, 56, 56}, "cpu", true},  // 256
+                        {"byxf", "bfyx", T::f32, T::f32, {8, 64, 56, 56}, "cpu", true},            // 256
+                        {"byxf", "bfyx", T::f16, T::f32, {8, 256, 28, 28}, "cpu", true},           // 512
+                        {"b_fs_yx_fsv16", "bfyx", T::i4, T::f16, {8, 64, 56, 56}, "cpu", true},    // 8 bytes of nibbles
+                        {"byxf", "bfyx", T::f32, T::f32, {8, 256, 56, 56}, "cpu", false},          // 1 KiB
+                        {"bfyx", "byxf", T::f16, T::f32, {8, 256, 28, 28}, "cpu", false},          // a plane apart
+                        {"byxf", "bfyx", T::i8, T::i8, {8, 256, 28, 28}, "cpu", false},            // 8-bit destination
+                        {"bs_fs_yx_bsv16_fsv16", "bfyx", T::f32, T::f32, {8, 64, 56, 56}, "cpu", false},  // B of 32 steps
+                        {"b_fs_yx_fsv16", "bfyx", T::f64, T::f64, {4, 64, 56, 56}, "gpu", false}};
+  for (const Pair& c : pairs) {
+    const Layout src(format_from_name(c.from), c.src, c.shape), dst(format_from_name(c.to), c.dst, c.shape);
+    const std::string code = plan_reorder(tuned_device(c.tuning), src, dst, "tiled").source.code;
+    EXPECT_GT(transpose_a_length(code), 0) << src.describe() << " -> " << dst.describe() << ": not a transpose";
+    EXPECT_EQ(columns_inner(code), c.inner) << src.describe() << " -> " << dst.describe() << ", " << c.tuning << " tuning";
   }
 }
 

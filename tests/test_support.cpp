@@ -76,8 +76,15 @@ std::string edge_step_checks(const std::string& code) {
 
 int64_t transpose_a_length(const std::string& code) {
   static const std::regex loops(R"(for \(IDX_T ib = \d+; ib < \d+; ib \+= \d+\) \{ \\\n(?: +const (?:bool|uint) [^\n]*\\\n)* +for \(IDX_T ia = 0; ia < (\d+);)");
+  static const std::regex outside(R"(for \(IDX_T ia = 0; ia < (\d+); ia \+= \d+\) \{ \\\n +for \(IDX_T ib = \d+; ib < \d+; ib \+= \d+\) \{)");
   std::smatch m;
-  return std::regex_search(code, m, loops) ? std::stoll(m[1]) : 0;
+  if (std::regex_search(code, m, loops) || std::regex_search(code, m, outside)) return std::stoll(m[1]);
+  return 0;
+}
+
+bool columns_inner(const std::string& code) {
+  static const std::regex outside(R"(TILE_LOOPS for \(IDX_T ia = 0; ia < \d+; ia \+= \d+\) \{ \\\n +for \(IDX_T ib = \d+; ib < \d+; ib \+= \d+\) \{)");
+  return std::regex_search(code, outside);
 }
 
 bool scalar_b_tail(const std::string& code) {
