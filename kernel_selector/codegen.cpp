@@ -2,6 +2,7 @@
 #include "codegen.hpp"
 
 #include <algorithm>
+#include <limits>
 #include <cctype>
 #include <climits>
 #include <cmath>
@@ -224,8 +225,14 @@ std::string src_vector(DataType t, int vec, const std::string& off, bool packabl
          ")";
 }
 
+uint64_t stream_threshold(const DeviceInfo& device) {
+  if (device.type != "cpu" || device.cache_bytes == 0) return std::numeric_limits<uint64_t>::max();
+  const uint64_t quarter = device.cache_bytes / 4;
+  return device.compute_units > 0 ? std::min(quarter, kStreamBytesPerComputeUnit * device.compute_units) : quarter;
+}
+
 bool stream_pays(uint64_t bytes, const DeviceInfo& device) {
-  return device.type == "cpu" && device.cache_bytes > 0 && bytes > device.cache_bytes / 4;
+  return bytes > stream_threshold(device);
 }
 
 bool stream_pays(const Layout& src, const Layout& dst, const DeviceInfo& device) {

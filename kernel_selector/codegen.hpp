@@ -209,10 +209,21 @@ std::string vload_expr(DataType t, int width, const std::string& ptr, bool packa
 std::string src_vector(DataType t, int vec, const std::string& off, bool packable, bool unaligned,
                        const std::string& bytes = "");
 
-/// Whether a reorder should stream its stores: its source and destination together exceed 1/4 of the
-/// device's global memory cache. Past that a reorder and its consumer together ran faster streamed than with
-/// the destination left in cache (a copy of it timed after the kernel, caches warm or evicted: NOTES, "Streaming
-/// from a quarter of the cache"); a normal store first reads every line it writes. CPU devices only: the
+/// The share of a CPU device's cache its stores count on, per compute unit: a few cores of a host whose last
+/// level is shared by many more (a 2-vCPU VM on a Xeon reporting 260 MiB) keep no quarter of it. On such a
+/// host a reorder and its consumer broke even streamed at about 20-25 MB of source and destination, against
+/// 65 MiB by the quarter alone (NOTES, "Streaming from 12 MiB per core").
+constexpr uint64_t kStreamBytesPerComputeUnit = uint64_t{12} << 20;
+
+/// The bytes of source and destination past which a reorder streams its stores (stream_pays()): 1/4 of the
+/// device's global memory cache, and at most kStreamBytesPerComputeUnit per compute unit where their number is
+/// known; the largest uint64_t for a GPU or an unknown cache (never streams).
+uint64_t stream_threshold(const DeviceInfo& device);
+
+/// Whether a reorder should stream its stores: its source and destination together exceed stream_threshold().
+/// Past that a reorder and its consumer together ran faster streamed than with the destination left in cache (a
+/// copy of it timed after the kernel, caches warm or evicted: NOTES, "Streaming from a quarter of the cache",
+/// "Streaming from 12 MiB per core"); a normal store first reads every line it writes. CPU devices only: the
 /// reason is a CPU cache's write-allocate, which a GPU's L2 does not do for whole lines, and no GPU was
 /// measured faster with them.
 bool stream_pays(const Layout& src, const Layout& dst, const DeviceInfo& device);

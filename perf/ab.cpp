@@ -11,7 +11,8 @@
 // --compensation AXIS[:OUTER] makes every variant write compensation sums per index of canonical axis AXIS (for
 // each index of OUTER) into a buffer of their own, as the int8 weights reorders do; --vs-plain is then the
 // same reorder without them (nor the --param values).
-// Each --cache BYTES adds the kernel planned for a device reporting that cache (whether its stores stream), and
+// Each --cache BYTES adds the kernel planned for a device reporting that cache (whether its stores stream: past a
+// quarter of BYTES, without the bound per compute unit), and
 // --consumer times each launch together with a copy of its destination after it: a streamed destination is no
 // longer in cache for whoever reads it next, so a streaming choice is judged by the pair. --vs-copy adds the
 // benchmarks' copy kernel over the destination's bytes: how far a kernel is from the copy, cold and --warm.
@@ -104,7 +105,7 @@ int main(int argc, char** argv) {
   app.add_option("--vs", others, "the kernel another implementation generates");
   app.add_option("--env", envs, "VAR=VALUE: the kernel generated with this environment variable set");
   app.add_option("--cache", caches, "the kernel planned for a device reporting this global memory cache in bytes "
-                 "(whether its stores stream)");
+                 "(whether its stores stream: past a quarter of it, no bound per compute unit)");
   app.add_option("--options", options, "variant 0 built with these build options too (e.g. '-D CR_SOFTWARE_F16')");
   app.add_flag("--vs-plain", vs_plain, "with --param: the same reorder's plain conversion (no parameters) beside it");
   app.add_flag("--vs-copy", vs_copy, "our copy kernel over the destination's bytes beside the variants (the benchmarks' "
@@ -201,6 +202,7 @@ int main(int argc, char** argv) {
     for (uint64_t bytes : caches) {
       DeviceInfo device = engine.info();
       device.cache_bytes = bytes;
+      device.compute_units = 0;  // the quarter of BYTES alone decides (stream_threshold())
       const KernelData v = plan_reorder(device, src, dst, impl, conversion);
       add_planned(v, "--cache " + std::to_string(bytes),
                   "planned for a cache of " + std::to_string(bytes) + " bytes" + (v.streams ? " (streams)" : " (does not stream)"));

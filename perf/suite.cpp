@@ -29,6 +29,7 @@
 #include "clreorder/reorder.hpp"
 #include "kernel_times.hpp"
 #include "median.hpp"
+#include "../kernel_selector/codegen.hpp"
 #include "../tools/pocl_affinity.hpp"
 #include "onednn.hpp"
 
@@ -430,8 +431,11 @@ int main(int argc, char** argv) {
                           std::to_string(runs) + " rounds' ratios (a round: the reorder, then both copies); " +
                           "times and GB/s: medians of the rounds. " +
                           (engine.info().cache_from_host ? "The device reports no cache; the host's is a " : "The device reports a ") +
-                          std::to_string(engine.info().cache_bytes >> 20) + " MiB cache: " + std::to_string(streamed) + " of the " +
-                          std::to_string(n) + " cases' kernels stream their stores (source and destination past 1/4 of it).\n\n" + md;
+                          std::to_string(engine.info().cache_bytes >> 20) + " MiB cache and " + std::to_string(engine.info().compute_units) +
+                          " compute units: " + std::to_string(streamed) + " of the " + std::to_string(n) +
+                          " cases' kernels stream their stores (source and destination past " +
+                          std::to_string(stream_threshold(engine.info()) >> 20) +
+                          " MiB: 1/4 of the cache, at most 12 MiB per compute unit).\n\n" + md;
     write_file(out + "/suite.md", md_text);
     write_file(out + "/suite.csv", csv);
     write_file(out + "/suite.svg", svg_chart(bars, "clreorder on " + engine.info().name + ": ratio to the best copy (same run)"));

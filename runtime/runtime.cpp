@@ -118,6 +118,7 @@ DeviceInfo describe_device(const cl::Device& device) {
       d.cache_bytes = host_cache_bytes();
       d.cache_from_host = d.cache_bytes != 0;
     }
+    d.compute_units = device.getInfo<CL_DEVICE_MAX_COMPUTE_UNITS>();
     d.max_work_group = device.getInfo<CL_DEVICE_MAX_WORK_GROUP_SIZE>();
     d.max_parameter_bytes = device.getInfo<CL_DEVICE_MAX_PARAMETER_SIZE>();
     const std::string extensions = device.getInfo<CL_DEVICE_EXTENSIONS>();

@@ -1879,6 +1879,7 @@ TEST(Device, ACpuDeviceReportingNoCacheTakesTheHosts) {
     EXPECT_GT(d.cache_bytes, 0u) << d.name << " reports no cache and the host's was not taken";
     EXPECT_TRUE(stream_pays(2 * d.cache_bytes, d)) << "a working set twice the cache streams on a CPU";
   }
+  EXPECT_EQ(d.compute_units, e->device().getInfo<CL_DEVICE_MAX_COMPUTE_UNITS>());
   const DeviceInfo again = describe_device(e->device());
   EXPECT_EQ(again.cache_bytes, d.cache_bytes);
   EXPECT_EQ(again.cache_from_host, d.cache_from_host);

@@ -398,8 +398,9 @@ TEST(Generated, BothStepsOfBTogetherWhereRowsAreNear) {
   }
 }
 
-// A CPU reorder streams once its source and destination exceed a quarter of the device's cache (a reorder and
-// its consumer measured faster so from there on); never on a GPU, nor where the cache is unknown.
+// A CPU reorder streams once its source and destination exceed a quarter of the device's cache, or 12 MiB per
+// compute unit where that is less (a reorder and its consumer measured faster so from there on); never on a
+// GPU, nor where the cache is unknown.
 TEST(Generated, StreamingPaysPastAQuarterOfTheCache) {
   const DeviceInfo cpu = tuned_device("cpu", uint64_t{32} << 20);
   EXPECT_FALSE(stream_pays(uint64_t{8} << 20, cpu));
@@ -414,6 +415,22 @@ TEST(Generated, StreamingPaysPastAQuarterOfTheCache) {
   EXPECT_FALSE(stream_pays(src2, dst2, gpu));
   DeviceInfo unknown = tuned_device("cpu");
   EXPECT_FALSE(stream_pays(uint64_t{1} << 40, unknown));
+  // Where the device's compute units are known, at most 12 MiB per unit: two cores of a host reporting 260 MiB
+  // stream past 24 MiB, not 65; 32 MiB keeps its quarter (8 MiB under 24); 64 cores keep the quarter of 260.
+  DeviceInfo vm = tuned_device("cpu", uint64_t{260} << 20);
+  EXPECT_EQ(stream_threshold(vm), uint64_t{65} << 20);
+  vm.compute_units = 2;
+  EXPECT_EQ(stream_threshold(vm), uint64_t{24} << 20);
+  EXPECT_FALSE(stream_pays(uint64_t{24} << 20, vm));
+  EXPECT_TRUE(stream_pays((uint64_t{24} << 20) + 1, vm));
+  DeviceInfo small = cpu;
+  small.compute_units = 2;
+  EXPECT_EQ(stream_threshold(small), uint64_t{8} << 20);
+  vm.compute_units = 64;
+  EXPECT_EQ(stream_threshold(vm), uint64_t{65} << 20);
+  DeviceInfo gpu_units = gpu;
+  gpu_units.compute_units = 2;
+  EXPECT_FALSE(stream_pays(uint64_t{1} << 40, gpu_units));
 }
 
 // CPU tiles of 8- and 16-bit transposes whose B is at its floor (a pixel's 16 of 32 channels) walk rows of A

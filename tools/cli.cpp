@@ -185,7 +185,7 @@ int cmd_devices(const Args& a) {
       out.push_back({{"index", d.index}, {"default", d.is_default}, {"platform", d.platform}, {"name", d.name},
                      {"type", d.type}, {"vendor_id", d.vendor_id}, {"version", d.version}, {"driver", d.driver}, {"global_mem_bytes", d.global_mem},
                      {"max_alloc_bytes", d.max_alloc}, {"cache_bytes", d.cache_bytes ? Json(d.cache_bytes) : Json(nullptr)},
-                     {"cache_from_host", d.cache_from_host},
+                     {"cache_from_host", d.cache_from_host}, {"compute_units", d.compute_units},
                      {"max_work_group", d.max_work_group}, {"fp16", d.fp16}, {"fp64", d.fp64}});
     std::printf("%s\n", out.dump(2).c_str());
     return devs.empty() ? 1 : 0;
@@ -203,9 +203,9 @@ int cmd_devices(const Args& a) {
     std::printf("%s %d: %s\n", d.is_default ? "*" : " ", d.index, d.name.c_str());
     std::printf("     type %s, vendor id 0x%04x, %s, driver %s\n", d.type.c_str(), d.vendor_id, d.version.c_str(),
                 d.driver.c_str());
-    std::printf("     global memory %.1f MiB, max allocation %.1f MiB, cache %.1f MiB%s, max work-group %zu, fp16 %s, fp64 %s\n",
+    std::printf("     global memory %.1f MiB, max allocation %.1f MiB, cache %.1f MiB%s, compute units %u, max work-group %zu, fp16 %s, fp64 %s\n",
                 d.global_mem / 1048576.0, d.max_alloc / 1048576.0, d.cache_bytes / 1048576.0,
-                d.cache_from_host ? " (the host's: the device reports none)" : "", d.max_work_group,
+                d.cache_from_host ? " (the host's: the device reports none)" : "", d.compute_units, d.max_work_group,
                 d.fp16 ? "yes" : "no", d.fp64 ? "yes" : "no");
   }
   return 0;

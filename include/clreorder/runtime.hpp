@@ -37,6 +37,9 @@ struct DeviceInfo {
   /// (cache_from_host); 0: unknown. Decides streaming stores.
   uint64_t cache_bytes = 0;
   bool cache_from_host = false;  ///< cache_bytes is the host's (sysconf), the device reported 0
+  /// CL_DEVICE_MAX_COMPUTE_UNITS (a CPU device's cores): bounds the share of a big shared cache a CPU device's
+  /// stores may count on (stream_pays()); 0: unknown.
+  uint32_t compute_units = 0;
   size_t max_work_group = 0;     ///< CL_DEVICE_MAX_WORK_GROUP_SIZE
   size_t max_parameter_bytes = 0;  ///< CL_DEVICE_MAX_PARAMETER_SIZE: bounds the reorders of one batched launch
   bool fp16 = false;             ///< cl_khr_fp16
