@@ -2,12 +2,12 @@
 #include "codegen.hpp"
 
 #include <algorithm>
-#include <limits>
 #include <cctype>
 #include <climits>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <sstream>
 
 #include "clreorder/error.hpp"

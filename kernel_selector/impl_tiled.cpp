@@ -840,7 +840,7 @@ struct TiledPlan {
 };
 
 // The bytes of a destination row of A that CPU tiles of 2-byte and wider elements make up from the digit
-// continuing a shorter A (plan_on()): four cache lines.
+// continuing a shorter A, and of a source row of B where A's rows lie far apart (plan_on()): four cache lines.
 constexpr int64_t kShortRowBytes = 256;
 
 TiledPlan plan_on(const ReorderParams& p, Permutation perm) {
@@ -912,6 +912,31 @@ TiledPlan plan_on(const ReorderParams& p, Permutation perm) {
                     !(leave_to_a && blen > 1 && d.dst_stride == a.length() && a.length() * d.extent % 4 == 0);
            }))
       blen = b.length();
+    // Where A's rows lie far apart in the source (prefetches_rows(): yxfb -> bfyx, whose pixels are 8 KiB apart)
+    // and B, the source-dense run, is a short digit that the budget kept from its continuation (8 batches of a
+    // pixel: 32 bytes of f32, the pixel's 256 channels too many to join whole), B takes as much of that digit as
+    // makes its rows kShortRowBytes: each far row then gives a work-item four whole lines, where it gave half of
+    // one, the rest a chunk of the grid later. Measured (perf/clreorder_ab --env, a temporary switch, 21
+    // interleaved runs; NOTES, "Far rows read four lines of B"): the 22 plans it changes among 850 pairs (the
+    // suite's cases, 36 families in seven type pairs at 0.4-6.4 MB and at streaming sizes, and yxfb into six
+    // layouts at 2-16 batches) 0.66x the time cold and 0.65x warm in geometric mean: yxfb -> bfyx f32 8x256x56x56
+    // 0.53x / 0.53x, f32 -> f16 0.41x / 0.51x, u8 -> f32 0.39x / 0.39x, i64 4x256x56x56 0.39x / 0.35x, f16
+    // 16x256x56x56 0.56x / 0.57x, 32x64x28x28 f32 0.97x / 1.00x; the one loss u8 -> f32 16x128x28x28 (1.14x /
+    // 1.09x). 128 bytes gained less (0.67x / 0.64x over 18), 512 more on the biggest but took 1.31-2.38x on
+    // bs_fs_yx_bsv32_fsv32 -> bfyx i64.
+    if (tuning_of(p.device) == Tuning::cpu && !is_nibble(p.src.data_type()) && prefetches_rows(p, a.digits.front().src_stride)) {
+      const int64_t row_bytes = blen * static_cast<int64_t>(unit_bytes(p.src.data_type()));
+      const auto cont = std::find_if(grid.begin(), grid.end(), [&](const PermDigit& d) { return d.src_stride == blen && b_may(d); });
+      if (row_bytes < kShortRowBytes && kShortRowBytes % row_bytes == 0 && cont != grid.end()) {
+        const int64_t t = kShortRowBytes / row_bytes;
+        if (t < cont->extent && cont->extent % t == 0 && blen * t <= cfg.tile) {
+          PermDigit inner = *cont;
+          *cont = split_outer(inner, t);
+          b.digits.push_back(inner);
+          blen = b.length();
+        }
+      }
+    }
     // A grows along the destination while it is short, so rows are long enough to vectorise.
     int64_t alen = a.length();
     const auto a_may = free_of(b);

@@ -435,7 +435,7 @@ int main(int argc, char** argv) {
                           " compute units: " + std::to_string(streamed) + " of the " + std::to_string(n) +
                           " cases' kernels stream their stores (source and destination past " +
                           std::to_string(stream_threshold(engine.info()) >> 20) +
-                          " MiB: 1/4 of the cache, at most 12 MiB per compute unit).\n\n" + md;
+                          " MiB: 1/4 of the cache, at most " + std::to_string(kStreamBytesPerComputeUnit >> 20) + " MiB per compute unit).\n\n" + md;
     write_file(out + "/suite.md", md_text);
     write_file(out + "/suite.csv", csv);
     write_file(out + "/suite.svg", svg_chart(bars, "clreorder on " + engine.info().name + ": ratio to the best copy (same run)"));

@@ -51,6 +51,10 @@ std::vector<Sweep> sweep_cases() {
                  {0, 2, 0, 1, 1}, {0, 1, 1, 0, 1}), 1, 2},
       {make_case(F("bfyx"), F("b_fs_yx_fsv4"), {2, 7, 3, 5}, T::i64, T::i32, {}, {}, {}, {0, 2, 1, 1}), 1, 1},
       {make_case(F("yxfb"), F("bs_fs_yx_bsv32_fsv16"), {17, 19, 2, 3}, T::i8, T::f32), 0, 0},
+      // Pixels 8 KiB apart whose 4 batches (32 bytes) CPU tiles join with 8 of the 256 channels (B of four lines):
+      // transposes, and scalar loops into a destination padded in x.
+      {make_case(F("yxfb"), F("bfyx"), {4, 256, 2, 4}, T::i64, T::i64), 0, 0},
+      {make_case(F("yxfb"), F("bfyx"), {4, 256, 2, 4}, T::i64, T::i64, {}, {}, {}, {0, 0, 0, 1}), 0, 0},
       // 32-byte blocks whose CPU tiles take part of the batch block's 32 into A (two for a line per column of
       // i8, eight for four lines of f16: 128 rows), over a batch tail and a channel tail.
       {make_case(F("bfyx"), F("bs_fs_yx_bsv32_fsv32"), {34, 40, 2, 3}, T::i8, T::i8), 0, 1},

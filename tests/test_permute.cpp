@@ -398,6 +398,36 @@ TEST(Generated, BothStepsOfBTogetherWhereRowsAreNear) {
   }
 }
 
+// CPU tiles whose rows of A lie far apart in the source (yxfb -> bfyx: pixels 8 KiB apart) and whose B is a digit
+// of under four lines (a pixel's batches) take part of the digit continuing B in the source, so each far row
+// gives four whole lines; B already that long, and GPU tiles, keep B as it was.
+TEST(Generated, FarRowsReadFourLinesOfB) {
+  struct Pair {
+    Dims shape;
+    DataType src, dst;
+    const char* tuning;
+    int64_t b;  // the transpose's B
+  };
+  using T = DataType;
+  const Pair pairs[] = {{{8, 256, 56, 56}, T::f32, T::f32, "cpu", 64},   // 8 batches x 8 channels
+                        {{8, 256, 28, 28}, T::u8, T::f32, "cpu", 256},  // 8 x 32
+                        {{4, 256, 56, 56}, T::i64, T::i64, "cpu", 32},  // 4 x 8
+                        {{32, 64, 28, 28}, T::f32, T::f32, "cpu", 64},  // 32 x 2
+                        {{16, 256, 56, 56}, T::f16, T::f16, "cpu", 64},  // 16 x 8, cut to 64 (nested source blocks)
+                        {{64, 64, 28, 28}, T::f32, T::f32, "cpu", 64},  // 64 batches: four lines already
+                        {{8, 256, 56, 56}, T::f32, T::f32, "gpu", 8}};
+  auto b_length = [](const std::string& code) -> int64_t {
+    const std::string head = "TILE_LOOPS for (IDX_T ib = 0; ib < ";
+    const size_t at = code.find(head);
+    return at == std::string::npos ? 0 : std::stoll(code.substr(at + head.size()));
+  };
+  for (const Pair& c : pairs) {
+    const Layout src(format_from_name("yxfb"), c.src, c.shape), dst(format_from_name("bfyx"), c.dst, c.shape);
+    const std::string code = plan_reorder(tuned_device(c.tuning), src, dst, "tiled").source.code;
+    EXPECT_EQ(b_length(code), c.b) << src.describe() << " -> " << dst.describe() << ", " << c.tuning << " tuning";
+  }
+}
+
 // A CPU reorder streams once its source and destination exceed a quarter of the device's cache, or 12 MiB per
 // compute unit where that is less (a reorder and its consumer measured faster so from there on); never on a
 // GPU, nor where the cache is unknown.
