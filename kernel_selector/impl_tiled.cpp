@@ -1043,7 +1043,24 @@ TiledPlan plan_on(const ReorderParams& p, Permutation perm) {
              tile_size(b.length(), std::max<int64_t>(cfg.min_b, cfg.tile / tile_size(a.length(), cfg.cap_a))) <= cfg.min_b) {
     cfg.cap_a = std::max<int64_t>(cfg.cap_a, cfg.cap_a * 4 / wide_bytes);
   }
-  chunk(a, tile_size(a.length(), cfg.cap_a), grid);
+  // A transpose streams only in steps unrolled along A to a whole destination line per column
+  // (transpose_loops()), so a streaming CPU tile's chunk of a one-digit A is a multiple of a line's elements
+  // where one divides |A| (within 4x of tile_size()'s pick): `b_fs_yx_fsv16 -> bfyx` i8 16x256x56x56 took 784 of
+  // 3136 positions, no multiple of 64, and fell back to plain stores; 448 streams. Measured (perf/clreorder_ab
+  // --env, a temporary switch, 21 interleaved runs, cold twice and warm; NOTES, "Streamed tiles of whole lines"):
+  // the 6 plans it changes among 253 pairs at streaming sizes (8-bit transposes into bfyx from b_fs_yx_fsv16/32,
+  // fs_b_yx_fsv32, byxf, bs_fs_yx_bsv16_fsv16 and bsv32_fsv32) 0.40-0.80x the time, with a copy of the
+  // destination after them 0.88-0.91x.
+  int64_t a_tile = tile_size(a.length(), cfg.cap_a);
+  if (tuning_of(p.device) == Tuning::cpu && !tp.a_src_dense && a.digits.size() == 1 && !is_nibble(p.dst.data_type()) &&
+      stream_pays(p.src, p.dst, p.device)) {
+    const int64_t line = 64 / static_cast<int64_t>(unit_bytes(p.dst.data_type()));
+    int64_t whole = 0;
+    for (int64_t t = line; t <= std::min(cfg.cap_a, a.length()); t += line)
+      if (a.length() % t == 0) whole = t;
+    if (a_tile % line != 0 && whole * 4 >= a_tile) a_tile = whole;
+  }
+  chunk(a, a_tile, grid);
   chunk(b, tile_size(b.length(), std::max<int64_t>(cfg.min_b, cfg.tile / a.length())), grid);
   // A B of nested source blocks (bs_fs_yx_bsv16_fsv16 -> bfyx: 16 channels x 16 batches, 256 destination rows
   // each a plane apart), which chunk() does not cut either, keeps 64 of them in CPU tiles for 8- and 16-bit

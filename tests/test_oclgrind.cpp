@@ -55,6 +55,9 @@ std::vector<Sweep> sweep_cases() {
       // transposes, and scalar loops into a destination padded in x.
       {make_case(F("yxfb"), F("bfyx"), {4, 256, 2, 4}, T::i64, T::i64), 0, 0},
       {make_case(F("yxfb"), F("bfyx"), {4, 256, 2, 4}, T::i64, T::i64, {}, {}, {}, {0, 0, 0, 1}), 0, 0},
+      // 3136 positions in 8-bit steps: planned to stream (the sweep's cache of 1 byte), CPU tiles take 448 of them
+      // (a multiple of a line), not 784, and unroll to whole lines.
+      {make_case(F("b_fs_yx_fsv16"), F("bfyx"), {1, 16, 56, 56}, T::i8, T::i8), 0, 0},
       // 32-byte blocks whose CPU tiles take part of the batch block's 32 into A (two for a line per column of
       // i8, eight for four lines of f16: 128 rows), over a batch tail and a channel tail.
       {make_case(F("bfyx"), F("bs_fs_yx_bsv32_fsv32"), {34, 40, 2, 3}, T::i8, T::i8), 0, 1},

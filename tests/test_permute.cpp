@@ -428,6 +428,25 @@ TEST(Generated, FarRowsReadFourLinesOfB) {
   }
 }
 
+// A streaming CPU tile's chunk of A is a multiple of a destination line where one divides A, so its steps unroll
+// to whole lines and its stores stream: 8-bit transposes of 3136 positions take 448 (or 64 under a cap of 256),
+// not 784; without streaming the chunk stays tile_size()'s.
+TEST(Generated, StreamedTilesTakeWholeLinesOfA) {
+  struct Pair {
+    const char* from;
+    uint64_t cache;  // 1: everything streams; 0: unknown, nothing does
+    int64_t a;
+  };
+  const Pair pairs[] = {{"b_fs_yx_fsv16", 1, 448}, {"b_fs_yx_fsv16", 0, 784}, {"bs_fs_yx_bsv16_fsv16", 1, 64}, {"byxf", 1, 448}};
+  for (const Pair& c : pairs) {
+    const Dims shape{16, 256, 56, 56};
+    const Layout src(format_from_name(c.from), DataType::i8, shape), dst(format_from_name("bfyx"), DataType::i8, shape);
+    const std::string code = plan_reorder(tuned_device("cpu", c.cache), src, dst, "tiled").source.code;
+    EXPECT_EQ(transpose_a_length(code), c.a) << src.describe() << ", cache " << c.cache;
+    EXPECT_EQ(code.find("CR_STREAM_STORE(") != std::string::npos, c.cache == 1) << src.describe() << ", cache " << c.cache;
+  }
+}
+
 // A CPU reorder streams once its source and destination exceed a quarter of the device's cache, or 12 MiB per
 // compute unit where that is less (a reorder and its consumer measured faster so from there on); never on a
 // GPU, nor where the cache is unknown.
