@@ -825,6 +825,20 @@ void chunk(Run& run, int64_t t, std::vector<PermDigit>& grid) {
   grid.push_back(split_outer(run.digits[0], t));
 }
 
+// Where `run`'s rows (its length in elements of `elem_bytes`) are under `row_bytes` and divide it, the run takes
+// the inner part of `cont` (the grid digit continuing it) that makes them row_bytes, if that part divides the
+// digit and leaves the run at most `cap` elements; `cont` keeps the outer part in the grid.
+void grow_rows(Run& run, std::vector<PermDigit>::iterator cont, const std::vector<PermDigit>& grid, int64_t elem_bytes,
+               int64_t row_bytes, int64_t cap) {
+  const int64_t bytes = run.length() * elem_bytes;
+  if (cont == grid.end() || bytes >= row_bytes || row_bytes % bytes != 0) return;
+  const int64_t t = row_bytes / bytes;
+  if (t >= cont->extent || cont->extent % t != 0 || run.length() * t > cap) return;
+  PermDigit inner = *cont;
+  *cont = split_outer(inner, t);
+  run.digits.push_back(inner);
+}
+
 // How a work-item moves its tile: A and B, the grid digits left, and the form (register transposes of
 // width vec, vector row copies of width vec, or scalar loops).
 struct TiledPlan {
@@ -925,17 +939,9 @@ TiledPlan plan_on(const ReorderParams& p, Permutation perm) {
     // 1.09x). 128 bytes gained less (0.67x / 0.64x over 18), 512 more on the biggest but took 1.31-2.38x on
     // bs_fs_yx_bsv32_fsv32 -> bfyx i64.
     if (tuning_of(p.device) == Tuning::cpu && !is_nibble(p.src.data_type()) && prefetches_rows(p, a.digits.front().src_stride)) {
-      const int64_t row_bytes = blen * static_cast<int64_t>(unit_bytes(p.src.data_type()));
-      const auto cont = std::find_if(grid.begin(), grid.end(), [&](const PermDigit& d) { return d.src_stride == blen && b_may(d); });
-      if (row_bytes < kShortRowBytes && kShortRowBytes % row_bytes == 0 && cont != grid.end()) {
-        const int64_t t = kShortRowBytes / row_bytes;
-        if (t < cont->extent && cont->extent % t == 0 && blen * t <= cfg.tile) {
-          PermDigit inner = *cont;
-          *cont = split_outer(inner, t);
-          b.digits.push_back(inner);
-          blen = b.length();
-        }
-      }
+      grow_rows(b, std::find_if(grid.begin(), grid.end(), [&](const PermDigit& d) { return d.src_stride == blen && b_may(d); }), grid,
+                static_cast<int64_t>(unit_bytes(p.src.data_type())), kShortRowBytes, cfg.tile);
+      blen = b.length();
     }
     // A grows along the destination while it is short, so rows are long enough to vectorise.
     int64_t alen = a.length();
@@ -959,17 +965,9 @@ TiledPlan plan_on(const ReorderParams& p, Permutation perm) {
     // 0.88-1.15x warm. 8-bit destinations keep one line: four took 0.80-1.22x, mixed between rounds. Rows of
     // 512 bytes (one round) were within 0.05 of these but for i64 (0.78-0.84x) and i8 (1.21-1.42x).
     const int64_t dst_bytes = static_cast<int64_t>(unit_bytes(p.dst.data_type()));
-    const int64_t row_bytes = dst_bytes == 1 ? 64 : kShortRowBytes;
-    const auto cont = std::find_if(grid.begin(), grid.end(), [&](const PermDigit& d) { return d.dst_stride == alen && a_may(d); });
-    if (tuning_of(p.device) == Tuning::cpu && !is_nibble(p.dst.data_type()) && alen * dst_bytes < row_bytes &&
-        row_bytes % (alen * dst_bytes) == 0 && cont != grid.end()) {
-      const int64_t t = row_bytes / (alen * dst_bytes);
-      if (t < cont->extent && cont->extent % t == 0 && alen * t <= cfg.cap_a) {
-        PermDigit inner = *cont;
-        *cont = split_outer(inner, t);
-        a.digits.push_back(inner);
-      }
-    }
+    if (tuning_of(p.device) == Tuning::cpu && !is_nibble(p.dst.data_type()))
+      grow_rows(a, std::find_if(grid.begin(), grid.end(), [&](const PermDigit& d) { return d.dst_stride == alen && a_may(d); }), grid,
+                dst_bytes, dst_bytes == 1 ? 64 : kShortRowBytes, cfg.cap_a);
   }
   constexpr int64_t kFarRows = 32, kFarBlockRows = 64, kWideFarRows = 16;
   constexpr uint32_t kIntelVendorId = 0x8086;

@@ -74,18 +74,24 @@ std::string edge_step_checks(const std::string& code) {
   return m[1].matched ? "outside" : "inside";
 }
 
+namespace {
+
+// TILE_LOOPS opening with the ia loop and the ib loop of steps inside it (columns_inner()); group 1: |A|.
+const std::regex& columns_inner_loops() {
+  static const std::regex loops(R"(TILE_LOOPS for \(IDX_T ia = 0; ia < (\d+); ia \+= \d+\) \{ \\\n +for \(IDX_T ib = \d+; ib < \d+; ib \+= \d+\) \{)");
+  return loops;
+}
+
+}  // namespace
+
 int64_t transpose_a_length(const std::string& code) {
   static const std::regex loops(R"(for \(IDX_T ib = \d+; ib < \d+; ib \+= \d+\) \{ \\\n(?: +const (?:bool|uint) [^\n]*\\\n)* +for \(IDX_T ia = 0; ia < (\d+);)");
-  static const std::regex outside(R"(for \(IDX_T ia = 0; ia < (\d+); ia \+= \d+\) \{ \\\n +for \(IDX_T ib = \d+; ib < \d+; ib \+= \d+\) \{)");
   std::smatch m;
-  if (std::regex_search(code, m, loops) || std::regex_search(code, m, outside)) return std::stoll(m[1]);
+  if (std::regex_search(code, m, loops) || std::regex_search(code, m, columns_inner_loops())) return std::stoll(m[1]);
   return 0;
 }
 
-bool columns_inner(const std::string& code) {
-  static const std::regex outside(R"(TILE_LOOPS for \(IDX_T ia = 0; ia < \d+; ia \+= \d+\) \{ \\\n +for \(IDX_T ib = \d+; ib < \d+; ib \+= \d+\) \{)");
-  return std::regex_search(code, outside);
-}
+bool columns_inner(const std::string& code) { return std::regex_search(code, columns_inner_loops()); }
 
 bool scalar_b_tail(const std::string& code) {
   static const std::regex b_tail(R"(for \(IDX_T ib = [1-9]\d*; ib < \d+; \+\+ib\) \{)");
