@@ -42,8 +42,8 @@ std::string quote(const std::string& a) {
 using clreorder_test::slurp;
 
 std::string temp_dir() {
-  static const std::string made = clreorder_test::make_temp_dir("clreorder-cli-test");
-  return made.empty() ? "/tmp" : made;
+  static const clreorder_test::TempDir made("clreorder-cli-test");
+  return made.path().empty() ? "/tmp" : made.path();
 }
 
 // Runs the CLI with `args` (and `env`, "VAR=value" words) in a shell, capturing both streams.
@@ -360,7 +360,8 @@ TEST(Cli, JsonOfDeviceCommands) {
   EXPECT_EQ(bench["runs"], 2);
   EXPECT_GT(bench["ratio"].get<double>(), 0.0);
   // A batch file: one launch, every item checked; the layout options go in the file's lines.
-  const std::string list = clreorder_test::make_temp_dir("clreorder-cli-batch") + "/model.txt";
+  const clreorder_test::TempDir batch_dir("clreorder-cli-batch");
+  const std::string list = batch_dir.path() + "/model.txt";
   std::ofstream(list) << "# two weights and a depthwise one\n--from oiyx --to os_is_yx_isv16_osv16 --shape 20,18,3,3\n"
                          "--from oiyx --to os_iyx_osv16 --shape 17,5,1,1 --dtype f16\n"
                          "--from goiyx --to gs_oiyx_gsv16 --shape 19,1,1,3,3 --dtype i8\n";
@@ -394,7 +395,7 @@ TEST(Cli, JsonOfDeviceCommands) {
   r = run({"bench", "--batch", list, "--runs=1", "--json", "--round", "toward-zero", "--overflow", "wrap"});
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_EQ(Json::parse(r.out)["exact"], true);
-  const std::string per_line = clreorder_test::make_temp_dir("clreorder-cli-batch") + "/modes.txt";
+  const std::string per_line = batch_dir.path() + "/modes.txt";
   std::ofstream(per_line) << "--from oiyx --to os_iyx_osv16 --shape 17,5,1,1 --to-dtype i8 --overflow wrap\n";
   r = run({"bench", "--batch", per_line});
   EXPECT_EQ(r.status, 2);
@@ -507,7 +508,8 @@ TEST(Cli, FusedArithmeticOptions) {
   EXPECT_NE(r.out.find("impl: tiled"), std::string::npos) << r.out;  // per index: tiled follows the o coordinate
   EXPECT_NE(r.out.find("check: OK"), std::string::npos) << r.out;
   // @FILE: raw f32 scales and raw i32 zero points, one per index; the same result as the lists.
-  const std::string dir = clreorder_test::make_temp_dir("clreorder-cli-params");
+  const clreorder_test::TempDir params_dir("clreorder-cli-params");
+  const std::string& dir = params_dir.path();
   const float scales[3] = {0.5f, 0.25f, 2};
   const int32_t zero_points[3] = {-4, 7, 1 << 25};
   std::ofstream(dir + "/scales.f32", std::ios::binary).write(reinterpret_cast<const char*>(scales), sizeof scales);

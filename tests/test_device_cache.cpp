@@ -41,7 +41,8 @@ class TempCache {
     // Earlier tests' deferred stores belong to the cache they ran with, not to this test's directory.
     wait_for_background_compiles();
     release_cached_kernels();
-    dir = make_temp_dir("clreorder-cache-test");
+    owned = std::make_unique<clreorder_test::TempDir>("clreorder-cache-test");
+    dir = owned->path();
     if (dir.empty()) ADD_FAILURE() << "cannot make a temporary directory";
     DiskCache::instance().set_directory(dir);
     DiskCache::instance().reset_stats();
@@ -57,7 +58,7 @@ class TempCache {
     DiskCache::instance().use_environment();
     release_cached_kernels();
     forget_kept_choices();
-    if (!dir.empty()) std::system(("rm -rf '" + dir + "'").c_str());
+    owned.reset();
   }
   std::vector<std::string> files(const char* ext) const {
     std::vector<std::string> out;
@@ -71,6 +72,7 @@ class TempCache {
     std::sort(out.begin(), out.end());
     return out;
   }
+  std::unique_ptr<clreorder_test::TempDir> owned;
   std::string dir;
   std::mutex mutex;
   std::vector<std::string> warnings;

@@ -44,8 +44,8 @@ std::vector<Layout> pictured() {
 using clreorder_test::slurp;
 
 std::string temp_dir() {
-  static const std::string made = clreorder_test::make_temp_dir("clreorder-picture-test");
-  return made.empty() ? "/tmp" : made;
+  static const clreorder_test::TempDir made("clreorder-picture-test");
+  return made.path().empty() ? "/tmp" : made.path();
 }
 
 // RGB pixels of a PNG file, through libpng's simplified API.

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <functional>
 #include <memory>
@@ -104,12 +105,25 @@ inline std::string slurp(const std::string& path) {
   return s.str();
 }
 
-/// A new directory /tmp/<prefix>.XXXXXX; "" when none can be made.
-inline std::string make_temp_dir(const std::string& prefix) {
-  std::string tmpl = "/tmp/" + prefix + ".XXXXXX";
-  const char* d = mkdtemp(&tmpl[0]);
-  return d ? std::string(d) : std::string();
-}
+/// A new directory /tmp/<prefix>.XXXXXX, removed with everything in it when the owner goes, so that runs of the
+/// suite leave nothing behind; path() is "" when none could be made.
+class TempDir {
+ public:
+  explicit TempDir(const std::string& prefix) {
+    std::string tmpl = "/tmp/" + prefix + ".XXXXXX";
+    if (const char* d = mkdtemp(&tmpl[0])) path_ = d;
+  }
+  ~TempDir() {
+    std::error_code ignored;
+    if (!path_.empty()) std::filesystem::remove_all(path_, ignored);
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
 
 /// Deterministic bytes (xorshift), so failures reproduce.
 std::vector<uint8_t> random_bytes(size_t n, uint64_t seed);
