@@ -373,10 +373,26 @@ CR_ROUNDPS_WIDTHS(cr_f32_trunc, 11)
   static inline ushort4 cr_##NAME##_4(float4 f) { return as_ushort8(__builtin_ia32_vcvtps2ph(f, IMM)).lo; } \
   static inline ushort2 cr_##NAME##_2(float2 f) { return cr_##NAME##_4((float4)(f, f)).lo; }              \
   static inline ushort cr_##NAME(float f) { return cr_##NAME##_4((float4)(f)).x; }                       \
+  CR_F16C_16(NAME, IMM)
+// 16 lanes in one zmm instruction where the device has AVX-512: LLVM does not merge the two ymm halves, whose
+// split and join cost two more instructions per 16 (the fused i8 -> f16 loop's 19 -> 16). 123 f32 -> f16 and
+// f16 -> f32 reorders (perf/clreorder_ab --options '-D CR_NO_AVX512', the Xeon host): narrowing 0.96x the time
+// cold and 0.93x warm in geometric mean (bfyx -> b_fs_yx_fsv32 8x256x56x56 0.80-0.83x); widening the same
+// way (vcvtph2ps) 0.99-1.00x at 0.4 MB and more and 1.2-1.6x on 3-6 us kernels: not there. -D CR_NO_AVX512
+// builds the halves (the device tests run both).
+#if defined(__AVX512F__) && !defined(CR_NO_AVX512)
+#define CR_F16C_16(NAME, IMM)                                                                              \
+  static inline ushort16 cr_##NAME##_16(float16 f) {                                                       \
+    return as_ushort16(__builtin_ia32_vcvtps2ph512_mask(f, IMM, (short16)0, (ushort)0xffff));               \
+  }
+#else
+#define CR_F16C_16(NAME, IMM)                                                                              \
   static inline ushort16 cr_##NAME##_16(float16 f) { return (ushort16)(cr_##NAME##_8(f.lo), cr_##NAME##_8(f.hi)); }
+#endif
 CR_F16C_WIDTHS(f16c_rte, 0)
 CR_F16C_WIDTHS(f16c_rtz, 3)
 #undef CR_F16C_WIDTHS
+#undef CR_F16C_16
 #define CR_F16C_FORMS(N, SUF, R, RSUF)                                                                     \
   static inline ushort##N cr_f32_to_f16##R##SUF(float##N f) { return cr_f16c_##RSUF##SUF(f); }            \
   CR_F16_HW_FORMS(N, SUF, R, cr_f16c_##RSUF)

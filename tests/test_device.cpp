@@ -254,8 +254,9 @@ TEST(Device, ConversionModesOnEveryPath) {
 // with NaNs as 0, cr_f16_to_f32_nan0, the conversions after it without a NaN test), and through fused
 // arithmetic (widened with NaNs in any form, cr_f16_to_f32_quiet) into i8 (a NaN must stay NaN through the
 // subtraction: 0, not 0 - 2.5 rounded), f16 and f32 (the canonical NaN). The selector's kernel (vectors of 4 to 16) and generic's (scalars), in each of
-// the three builds: the device's default, the bit operations, and f16 through OpenCL's vstore_half/vload_half
-// (-D CR_HALF_BUILTINS: every device but x86 CPUs gets them by default).
+// the four builds: the device's default, the bit operations, f16 through OpenCL's vstore_half/vload_half
+// (-D CR_HALF_BUILTINS: every device but x86 CPUs gets them by default), and F16C without AVX-512's 16-lane
+// forms (-D CR_NO_AVX512: what x86 CPUs without AVX-512 run; the default where the device has it).
 TEST(Device, ConversionsInInstructionsAndInBitOperations) {
   REQUIRE_DEVICE(e);
   using T = DataType;
@@ -305,7 +306,7 @@ TEST(Device, ConversionsInInstructionsAndInBitOperations) {
       {make_case(plain, plain, s32, T::f32, T::i64), &singles},
       {converting(make_case(plain, blocked, s32, T::f32, T::i8), modes(Rounding::nearest_even, Overflow::wrap)), &singles},
       {converting(make_case(plain, plain, s32, T::f32, T::u16), modes(Rounding::toward_zero, Overflow::wrap)), &singles}};
-  for (const char* options : {"", " -D CR_SOFTWARE_F16 -D CR_SOFTWARE_ROUNDING", " -D CR_HALF_BUILTINS"}) {
+  for (const char* options : {"", " -D CR_SOFTWARE_F16 -D CR_SOFTWARE_ROUNDING", " -D CR_HALF_BUILTINS", " -D CR_NO_AVX512"}) {
     std::vector<std::pair<const Run*, KernelData>> kernels;
     std::vector<KernelSource> sources;
     for (const Run& r : runs)
