@@ -6,7 +6,8 @@
 // --env VAR=VALUE the kernel generated with that environment variable set (e.g. CLREORDER_INDEX_BITS=64), and
 // each --options TEXT variant 0 built with more build options (e.g. '-D CR_SOFTWARE_F16': common.cl's choices).
 // Each --param NAME[:AXIS[:GROUP[:OUTER]]] fuses a parameter into every variant (constants, baked into the kernel):
-// one value, or a value per index (per group of GROUP indices) of canonical axis AXIS, for each index of OUTER;
+// one value, or a value per index (per group of GROUP indices) of canonical axis AXIS, for each index of OUTER
+// (with --param-buffers read from device buffers at run time instead, as past 8192 indexed values);
 // --vs-plain then adds the same reorder's plain conversion (the fused arithmetic's own cost, without the host's).
 // --compensation AXIS[:OUTER] makes every variant write compensation sums per index of canonical axis AXIS (for
 // each index of OUTER) into a buffer of their own, as the int8 weights reorders do; --vs-plain is then the
@@ -81,7 +82,7 @@ int main(int argc, char** argv) {
   std::vector<std::string> variants, others, envs, options, params;
   std::vector<uint64_t> caches;
   int runs = 100;
-  bool warm = false, consumer = false, keep = false, random_bits = false, vs_plain = false, vs_copy = false;
+  bool warm = false, consumer = false, keep = false, random_bits = false, vs_plain = false, vs_copy = false, param_buffers = false;
   CLI::App app("clreorder_ab: interleaved A/B timing of variants of one generated kernel (event kernel time)",
                "clreorder_ab");
   app.add_option("--from", from, "source format")->required();
@@ -112,6 +113,8 @@ int main(int argc, char** argv) {
                "baseline, buffers of its own; with --consumer timed alone)");
   app.add_option("--param", params, "NAME[:AXIS[:GROUP[:OUTER]]]: a fused parameter (src-scale, dst-zero-point ...) in "
                  "every variant, one value or one per index (group) of canonical axis AXIS");
+  app.add_flag("--param-buffers", param_buffers, "the --param values read from device buffers at run time (as past 8192 "
+               "indexed values, or ReorderOptions::param_buffers), not compiled in");
   app.add_option("--compensation", compensation, "AXIS[:OUTER]: compensation sums in every variant, per index of canonical "
                  "axis AXIS (for each index of OUTER)");
   CLI11_PARSE(app, argc, argv);
@@ -124,6 +127,9 @@ int main(int argc, char** argv) {
     Conversion conversion;
     conversion.padding = keep ? Padding::keep : Padding::zero;
     for (const std::string& text : params) add_param(conversion, text, dims);
+    if (param_buffers)
+      for (int q = 0; q < kParams; ++q)
+        if (conversion.param(static_cast<Param>(q)).present()) conversion.param(static_cast<Param>(q)).from_buffer = true;
     if (!compensation.empty()) {
       const size_t colon = compensation.find(':');
       try {
@@ -220,8 +226,11 @@ int main(int argc, char** argv) {
     timing.random_bits = random_bits;
     timing.copy = vs_copy;
     // Every kernel but the plain conversion (--vs-plain's, which drops the sums too) writes the sums.
-    for (size_t k = 0; k < kernels_data.size(); ++k)
+    const std::array<cl::Buffer, kParams> values = upload_param_values(engine.context(), conversion);
+    for (size_t k = 0; k < kernels_data.size(); ++k) {
       timing.sums.push_back(vs_plain && k == plain_at ? Compensation{} : conversion.compensation);
+      timing.values.push_back(vs_plain && k == plain_at ? std::array<cl::Buffer, kParams>{} : values);
+    }
     if (vs_copy) labels.push_back("copy kernel of the destination's " + std::to_string(dst.bytes()) + " bytes (as the benchmarks')");
     const std::vector<std::vector<double>> ms = clreorder_perf::interleaved_kernel_ms(engine, src, dst, kernels_data, timing);
     std::printf("%s -> %s, impl %s, %d interleaved runs each (event %s time, %s caches)\n", src.describe().c_str(),

@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include <array>
+
 #include "clreorder/error.hpp"
 #include "clreorder/kernel_selector.hpp"
 #include "clreorder/reference.hpp"
@@ -27,6 +29,9 @@ struct KernelTiming {
   /// Per entry of `kernels` (missing ones: none), the compensation sums its conversion writes: each such
   /// kernel gets a buffer for them (atomics into it; the values are not read).
   std::vector<clreorder::Compensation> sums;
+  /// Per entry of `kernels` (missing ones: none), the buffers of the parameter values its conversion takes from
+  /// a buffer (upload_param_values()).
+  std::vector<std::array<cl::Buffer, clreorder::kParams>> values;
 };
 
 /// Sorted kernel times in ms, one vector per entry of `kernels` (each a plan of src -> dst: its source, launch
@@ -95,7 +100,8 @@ inline std::vector<std::vector<double>> interleaved_kernel_ms(const clreorder::E
         lk.kernel.setArg(1, copy_dst);
         lk.kernel.setArg(2, static_cast<cl_ulong>(dst_bytes));
       } else {
-        set_reorder_args(lk.kernel, sbuf, 0, dbuf, 0, plans[k], {}, sums[k]);
+        set_reorder_args(lk.kernel, sbuf, 0, dbuf, 0, plans[k], k < t.values.size() ? t.values[k] : std::array<cl::Buffer, kParams>{},
+                         sums[k]);
       }
       const KernelData& kd = is_copy ? copy_kd : kernels[k];
       cl::Event ev;

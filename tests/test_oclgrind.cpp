@@ -398,6 +398,8 @@ TEST(Sweep, EveryImplementationInBothTunings) {
   int offset_tables = 0, row_tables = 0;
   // CPU-tuned transposes taking both steps of a two-step B inside each step of A (transpose_loops()).
   int cols_inner = 0;
+  // CPU-tuned row loops unrolled for a parameter per group (row_loops()).
+  int unrolled_rows = 0;
   for (const Sweep& s : cases)
     for (const auto& impl : KernelSelector::instance().impls())
       for (const char* tuning : {"cpu", "gpu"}) {
@@ -438,6 +440,7 @@ TEST(Sweep, EveryImplementationInBothTunings) {
           offset_tables += cpu && a_len > 0 && code.find("_bo)[ib + 0]") != std::string::npos;
           row_tables += cpu && a_len > 0 && code.find("_ao)[ia + 0]") != std::string::npos;
           cols_inner += cpu && columns_inner(code);
+          unrolled_rows += cpu && code.find("_Pragma(\"unroll\")  for (IDX_T ia = 0;") != std::string::npos;
           planned.push_back({&s, std::move(kd), std::string(tuning) + " tuning, cache " + std::to_string(cache) + ", vendor " + std::to_string(maker)});
           ++per_impl[impl->name()];
         }
@@ -460,6 +463,7 @@ TEST(Sweep, EveryImplementationInBothTunings) {
   EXPECT_GT(offset_tables, 0) << "no CPU-tuned transpose reading its columns' offsets from a table";
   EXPECT_GT(row_tables, 0) << "no CPU-tuned transpose reading its rows' offsets from a table";
   EXPECT_GT(cols_inner, 0) << "no CPU-tuned transpose taking its steps of B inside those of A";
+  EXPECT_GT(unrolled_rows, 0) << "no CPU-tuned row loop unrolled for a parameter per group";
   for (const char* tuning : {"cpu", "gpu"}) {
     EXPECT_GT(b_tails[tuning], 0) << "no tiled transpose with a scalar tail of B in the " << tuning << " tuning";
     EXPECT_GT(b_real[tuning], 0) << "no tiled transpose stepping from B's first real column in the " << tuning << " tuning";
@@ -484,6 +488,7 @@ TEST(Sweep, EveryImplementationInBothTunings) {
               row_tables);
   std::printf("sweep: CPU-tuned transposes reading 64 rows of nested blocks pages apart: %d kernels\n", block_rows);
   std::printf("sweep: CPU-tuned transposes taking their steps of B inside those of A: %d kernels\n", cols_inner);
+  std::printf("sweep: CPU-tuned row loops unrolled for a parameter per group: %d kernels\n", unrolled_rows);
   std::printf("sweep: CPU-tuned transposes reading 64 rows pages apart into 8-bit destinations: %d kernels\n", line_rows);
   std::printf("sweep: CPU-tuned staged conversions into 8-bit types 16 elements a run: %d kernels\n", staged_bytes16);
   std::printf("sweep: staged kernels writing compensation sums: %d\n", staged_sums);

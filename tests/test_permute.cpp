@@ -398,6 +398,47 @@ TEST(Generated, BothStepsOfBTogetherWhereRowsAreNear) {
   }
 }
 
+// Row loops of at most 16 steps are unrolled in CPU tiles where a parameter is per group (its value one per
+// step's lanes, at an index changing every few steps), so the steps share the group's index and load: constants
+// and buffers alike; not for per-channel parameters, plain conversions, rows of more steps or GPU tiles.
+TEST(Generated, RowsUnrolledForGroupParameters) {
+  using T = DataType;
+  auto grouped = [](const Dims& shape, bool buffer) {
+    Conversion c;
+    ParamValues v;
+    v.axis = 1, v.group = 128, v.outer_axis = 0, v.from_buffer = buffer;
+    if (!buffer) v.values.assign(static_cast<size_t>(v.count(shape)), 0.25f);
+    c.param(Param::src_scale) = v;
+    return c;
+  };
+  const Dims big = {256, 4096, 1, 1}, huge = {4096, 4096, 1, 1}, odd = {3, 600, 1, 1};
+  Conversion per_channel;
+  per_channel.param(Param::src_scale) = ParamValues{std::vector<float>(4096, 0.5f), 1};
+  struct Pair {
+    Dims shape;
+    Conversion conv;
+    const char* tuning;
+    bool grouped;
+  };
+  const Pair pairs[] = {{big, grouped(big, false), "cpu", true},     {huge, grouped(huge, true), "cpu", true},
+                        {odd, grouped(odd, false), "cpu", true},     {big, per_channel, "cpu", false},
+                        {big, Conversion{}, "cpu", false},           {huge, grouped(huge, true), "gpu", false}};
+  const std::regex loop("for \\(IDX_T ia = 0; ia < ([0-9]+); ia \\+= ([0-9]+)\\)");
+  int long_rows = 0;
+  for (const Pair& c : pairs) {
+    const Layout src(format_from_name("oiyx"), T::i8, c.shape), dst(format_from_name("oiyx"), T::f16, c.shape);
+    const std::string code = plan_reorder(tuned_device(c.tuning), src, dst, "tiled", c.conv).source.code;
+    std::smatch m;
+    ASSERT_TRUE(std::regex_search(code, m, loop)) << src.describe() << ": no row loop\n" << code;
+    const long steps = std::stol(m[1]) / std::stol(m[2]);
+    long_rows += steps > 16;
+    const bool want = c.grouped && steps > 1 && steps <= 16;
+    EXPECT_EQ(code.find("_Pragma(\"unroll\")  for (IDX_T ia = 0;") != std::string::npos, want)
+        << src.describe() << ", " << c.tuning << " tuning, " << steps << " steps: " << (want ? "not unrolled" : "unrolled");
+  }
+  EXPECT_GT(long_rows, 0) << "no row of more than 16 steps among the cases";
+}
+
 // CPU tiles whose rows of A lie far apart in the source (yxfb -> bfyx: pixels 8 KiB apart) and whose B is a digit
 // of under four lines (a pixel's batches) take part of the digit continuing B in the source, so each far row
 // gives four whole lines; B already that long, and GPU tiles, keep B as it was.
