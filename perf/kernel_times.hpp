@@ -5,11 +5,10 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
-
-#include <array>
 
 #include "clreorder/error.hpp"
 #include "clreorder/kernel_selector.hpp"
