@@ -1062,10 +1062,8 @@ TiledPlan plan_on(const ReorderParams& p, Permutation perm) {
   int64_t a_tile = tile_size(a.length(), cfg.cap_a);
   if (tuning_of(p.device) == Tuning::cpu && !tp.a_src_dense && a.digits.size() == 1 && !is_nibble(p.dst.data_type()) &&
       stream_pays(p.src, p.dst, p.device)) {
-    const int64_t line = 64 / static_cast<int64_t>(unit_bytes(p.dst.data_type()));
-    int64_t whole = 0;
-    for (int64_t t = line; t <= std::min(cfg.cap_a, a.length()); t += line)
-      if (a.length() % t == 0) whole = t;
+    const int64_t line = 64 / static_cast<int64_t>(unit_bytes(p.dst.data_type())), most = std::min(cfg.cap_a, a.length());
+    const int64_t whole = a.length() % line == 0 && most >= line ? line * divisor_at_most(a.length() / line, most / line) : 0;
     if (a_tile % line != 0 && whole * 4 >= a_tile) a_tile = whole;
   }
   chunk(a, a_tile, grid);
