@@ -28,6 +28,9 @@ int64_t transpose_a_length(const std::string& code);
 /// B together where A's rows lie near in the source).
 bool columns_inner(const std::string& code);
 
+/// Whether a tiled row copy's `ia` loop is unrolled (row_loops(): rows of a parameter per group).
+bool rows_unrolled(const std::string& code);
+
 /// Whether the code holds scalar loops over B's columns from one past 0 (a transpose's tail of B after its
 /// steps, where no V divides B).
 bool scalar_b_tail(const std::string& code);

@@ -440,7 +440,7 @@ TEST(Sweep, EveryImplementationInBothTunings) {
           offset_tables += cpu && a_len > 0 && code.find("_bo)[ib + 0]") != std::string::npos;
           row_tables += cpu && a_len > 0 && code.find("_ao)[ia + 0]") != std::string::npos;
           cols_inner += cpu && columns_inner(code);
-          unrolled_rows += cpu && code.find("_Pragma(\"unroll\")  for (IDX_T ia = 0;") != std::string::npos;
+          unrolled_rows += cpu && rows_unrolled(code);
           planned.push_back({&s, std::move(kd), std::string(tuning) + " tuning, cache " + std::to_string(cache) + ", vendor " + std::to_string(maker)});
           ++per_impl[impl->name()];
         }

@@ -20,6 +20,7 @@ using namespace clreorder;
 using clreorder_test::check_permutation;
 using clreorder_test::tuned_device;
 using clreorder_test::columns_inner;
+using clreorder_test::rows_unrolled;
 using clreorder_test::transpose_a_length;
 
 namespace {
@@ -433,7 +434,7 @@ TEST(Generated, RowsUnrolledForGroupParameters) {
     const long steps = std::stol(m[1]) / std::stol(m[2]);
     long_rows += steps > 16;
     const bool want = c.grouped && steps > 1 && steps <= 16;
-    EXPECT_EQ(code.find("_Pragma(\"unroll\")  for (IDX_T ia = 0;") != std::string::npos, want)
+    EXPECT_EQ(rows_unrolled(code), want)
         << src.describe() << ", " << c.tuning << " tuning, " << steps << " steps: " << (want ? "not unrolled" : "unrolled");
   }
   EXPECT_GT(long_rows, 0) << "no row of more than 16 steps among the cases";

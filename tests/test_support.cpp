@@ -93,6 +93,8 @@ int64_t transpose_a_length(const std::string& code) {
 
 bool columns_inner(const std::string& code) { return std::regex_search(code, columns_inner_loops()); }
 
+bool rows_unrolled(const std::string& code) { return code.find("_Pragma(\"unroll\")  for (IDX_T ia = 0;") != std::string::npos; }
+
 bool scalar_b_tail(const std::string& code) {
   static const std::regex b_tail(R"(for \(IDX_T ib = [1-9]\d*; ib < \d+; \+\+ib\) \{)");
   return std::regex_search(code, b_tail);
