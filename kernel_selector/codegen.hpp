@@ -248,7 +248,8 @@ bool prefetches_rows(const ReorderParams& p, int64_t row_elems);
 std::string once_per_line(const ReorderParams& p, const std::string& var, int64_t step);
 
 /// The hint for a row whose load reads from source element offset `off` (an expression), under `when` (joined
-/// with &&; none: always).
+/// with &&; none: always): into the second-level cache only where the reorder streams (stream_pays(): its data
+/// comes from memory), into every level otherwise.
 std::string prefetch_stmt(const ReorderParams& p, const std::string& off, const std::vector<std::string>& when);
 
 /// Which tile and work-group sizes a device gets. Both are correct on every device; they only move speed.

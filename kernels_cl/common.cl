@@ -763,17 +763,19 @@ CR_UNALIGNED_VECTORS(ushort)
 // A hint that the cache line holding `p` is read soon (CPU tiles of tiled, staged and lanes whose source rows lie
 // 2 KiB or more apart: prefetches_rows() in codegen.cpp): such a tile reads as many rows as it has, each in
 // another page, more streams than a core's hardware prefetcher follows, so its loads would wait on memory row
-// by row. Compiling for a CPU target (PoCL: the host's triple), Clang's builtin becomes the instruction, where
+// by row. `locality` is Clang's (a constant: 3 into every level, x86's prefetcht0; 2 not into the first,
+// prefetcht1), the generator's choice by where the data comes from (prefetch_stmt() in codegen.cpp).
+// Compiling for a CPU target (PoCL: the host's triple), Clang's builtin becomes the instruction, where
 // OpenCL's prefetch() does nothing; other targets get prefetch(): Oclgrind (SPIR) has no llvm.prefetch
 // ("Undefined external function") but takes prefetch(). A hint never faults and changes no byte.
 #if defined(__has_builtin) && (defined(__x86_64__) || defined(__i386__) || defined(__aarch64__) || defined(__arm__) || \
                                defined(__riscv) || defined(__powerpc64__))
 #if __has_builtin(__builtin_prefetch)
-#define CR_PREFETCH(p) __builtin_prefetch(p)
+#define CR_PREFETCH(p, locality) __builtin_prefetch((p), 0, locality)
 #endif
 #endif
 #ifndef CR_PREFETCH
-#define CR_PREFETCH(p) prefetch((p), 1)
+#define CR_PREFETCH(p, locality) prefetch((p), 1)
 #endif
 
 // Streaming (non-temporal) store of `v`, of vector type T, at `p` aligned to sizeof(T): the selector asks for

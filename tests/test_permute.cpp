@@ -844,6 +844,14 @@ TEST(Generated, TransposesPrefetchSourceRowsPagesApart) {
       continue;
     }
     EXPECT_NE(code.find(c.prefetch), std::string::npos) << label << "\n" << code;
+    // Into the second-level cache where the data comes from memory (source and destination past a quarter of
+    // the cache: the reorder streams), into the first otherwise.
+    const char want = static_cast<uint64_t>(src.bytes() + dst.bytes()) > cache / 4 ? '2' : '3';
+    static const std::regex locality(R"(CR_PREFETCH\(src \+ [^;\n]*, (\d)\);)");
+    size_t localities = 0;
+    for (auto m = std::sregex_iterator(code.begin(), code.end(), locality); m != std::sregex_iterator(); ++m, ++localities)
+      EXPECT_EQ((*m)[1].str(), std::string(1, want)) << label << ": a hint's locality";
+    EXPECT_GT(localities, 0u) << label << "\n" << code;
     if (std::string(c.impl) != "tiled") continue;
     // One per row of a step, each beside that row's load and under its conditions.
     static const std::regex row(R"(if \((?:pf && )?(g_ok[^\n]*?)\) CR_PREFETCH\(src \+ [^\n]*\\\n +const \w+ r\w* = \(([^\n]*?)\) \? )");
