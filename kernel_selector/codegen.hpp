@@ -235,7 +235,7 @@ bool stream_pays(uint64_t bytes, const DeviceInfo& device);
 /// kPrefetchRowBytes or more apart, each in another page, it reads more streams at once than a core's hardware
 /// prefetcher follows; each row's load then comes with a hint for the line kPrefetchAhead bytes further along.
 constexpr int64_t kPrefetchRowBytes = 2048, kPrefetchAhead = 128;
-/// Tiled transposes from 4-byte sources prefetch rows from this far apart where the reorder streams (its data
+/// Tiled transposes prefetch rows from this far apart where the reorder streams (its data
 /// comes from memory; impl_tiled.cpp says what was measured).
 constexpr int64_t kNearPrefetchRowBytes = 256;
 

@@ -497,16 +497,21 @@ std::vector<std::string> transpose_loops(const ReorderParams& p, const Permutati
   // 8x64x112x112 0.80-0.88x, bfzyx -> bzyxf i8 0.81-0.86x; bfyx -> bs_fs_yx_bsv16_fsv4 4x64x128x128 0.94-1.24x, the
   // one that lost). From 2- and 4-byte sources the same steps gain (f16 -> i8 1.12-1.35x, f32 -> u8 1.10-1.14x),
   // and so do 8-bit tiles stepping 16 rows (bfyx -> byxf i8 8x64x64x64 1.10-1.13x).
-  // Rows from 256 bytes to 2 KiB apart get them too where the source's elements are 4 bytes and the
-  // destination's 2 or more, the reorder streams (its data comes from memory) and the rows are split between B
-  // and the innermost grid digit (`rows_split`), so the line a hint fetches is the next work-item's: a
-  // channels-last source's pixels (byxf -> bfyx f32, 64-256 channels). With them over without (perf/clreorder_ab,
+  // Rows from 256 bytes to 2 KiB apart get them too where the reorder streams (its data comes from memory, the
+  // hints then go to the second-level cache: prefetch_stmt()) and the rows are split between B and the innermost
+  // grid digit (`rows_split`), so the line a hint fetches is the next work-item's: a channels-last source's
+  // pixels (byxf -> bfyx, 64-256 channels). First for 4-byte sources into 2- and 4-byte destinations, with
+  // hints into every level; with them over without (perf/clreorder_ab,
   // the old and new kernels interleaved, caches evicted or warm, two runs; NOTES, "Hints for rows 256 bytes
   // apart"): byxf -> bfyx f32 8x64 to 8x256 channels at 56x56 and 28x28 and 1x128x112x112 0.71-1.00x the time
   // cold, 0.67-0.99x warm; i32 0.78-0.91x and 0.83-0.93x; f32 -> f16 0.60-0.70x and 0.66-0.95x; bzyxf -> bfzyx
-  // f32 0.66-0.88x and 0.69-0.97x; bfyx -> byxf f32 32x256x16x16 (1 KiB planes) 0.75-0.97x and 0.94-0.99x. Not
-  // into 8-bit destinations (f32 -> i8, u8: 1.03-1.10x cold), not 1- and 2-byte sources (byxf -> bfyx f16, bf16,
-  // u8, f16 -> f32: 0.94-1.25x cold, 1.00-1.12x warm), not the small tensors whose data stays in cache (bfyx ->
+  // f32 0.66-0.88x and 0.69-0.97x; bfyx -> byxf f32 32x256x16x16 (1 KiB planes) 0.75-0.97x and 0.94-0.99x.
+  // Into 8-bit destinations and from 1- and 2-byte sources they then lost (f32 -> i8, u8: 1.03-1.10x cold;
+  // byxf -> bfyx f16, bf16, u8, f16 -> f32: 0.94-1.25x cold); into the second level they gain there too (a
+  // temporary switch, `perf/clreorder_ab --env`, 21 interleaved runs, PoCL on AMD EPYC Zen 4; NOTES, "Near rows'
+  // hints for every whole-byte type"): the 25 plans it changes among 156 channels-last pairs 0.76x the time
+  // cold, 0.82x warm in geometric mean (bf16 8x256x56x56 0.60x, f32 -> i8 0.64-0.71x, f16 -> f32 0.92-1.00x, the
+  // least; warm 1.04x the worst). Not the small tensors whose data stays in cache (bfyx ->
   // byxf f32 8x256x16x16 1.05-1.15x, 8x512x14x14 in 4-wide steps 1.26-1.28x warm). Not where the grid digit is
   // masked: with a block's batches as the digit and most of them padding the hints took 5.7x the time
   // (bs_fs_zyx_bsv16_fsv16 -> bfzyx f32 1x64x16x32x32, one batch of 16) and 1.3-1.6x at 8 of 16
@@ -516,8 +521,8 @@ std::vector<std::string> transpose_loops(const ReorderParams& p, const Permutati
                       perm.axes[static_cast<size_t>(a0->axis)].dim < a0->extent * a0->weight;
   const bool byte_copy_steps = unroll > 1 && unit_bytes(p.src.data_type()) == 1 && elem_bytes == 1;
   const int64_t src_elem = static_cast<int64_t>(unit_bytes(p.src.data_type()));
-  const bool near_rows = a0 && tuning_of(p.device) == Tuning::cpu && src_elem == 4 && elem_bytes >= 2 &&  // 4-byte: not u4/i4
-                         rows_split && a0->src_stride * src_elem >= kNearPrefetchRowBytes && stream_pays(p.src, p.dst, p.device);
+  const bool near_rows = a0 && tuning_of(p.device) == Tuning::cpu && !is_nibble(p.src.data_type()) && rows_split &&
+                         a0->src_stride * src_elem >= kNearPrefetchRowBytes && stream_pays(p.src, p.dst, p.device);
   const bool prefetch = a0 && !narrow && !byte_copy_steps && (prefetches_rows(p, a0->src_stride) || near_rows);  // axis -1: digits of several axes, unmasked
   const std::string line_start = prefetch ? once_per_line(p, b_begin ? "(ib - " + num(b_begin) + ")" : "ib", vec) : "";
   if (!line_start.empty()) body.push_back("  const bool pf = " + line_start + ";");

@@ -812,12 +812,13 @@ TEST(Generated, TransposesPrefetchSourceRowsPagesApart) {
                         {"oiyx", "os_is_yx_osv32_isv4_swizzled_by_2", {256, 256, 3, 3}, T::i8, T::i8, "lanes", "cpu", each_row},
                         {"bfyx", "byxf", {1, 16, 16, 16}, T::f32, T::f32, "tiled", "cpu", nullptr},  // rows 1 KiB apart
                         // Pixels 1 KiB and 256 bytes apart, split between B and the next work-items, streamed: from
-                        // 4-byte sources into 2- and 4-byte destinations.
+                        // every whole-byte source type into any destination.
                         {"byxf", "bfyx", {8, 256, 28, 28}, T::f32, T::f32, "tiled", "cpu", each_line},
                         {"byxf", "bfyx", {8, 64, 56, 56}, T::i32, T::i32, "tiled", "cpu", each_line},
                         {"byxf", "bfyx", {8, 256, 28, 28}, T::f32, T::f16, "tiled", "cpu", each_step},
-                        {"byxf", "bfyx", {8, 128, 56, 56}, T::f32, T::i8, "tiled", "cpu", nullptr},
-                        {"byxf", "bfyx", {8, 128, 56, 56}, T::f16, T::f16, "tiled", "cpu", nullptr},
+                        {"byxf", "bfyx", {8, 128, 56, 56}, T::f32, T::i8, "tiled", "cpu", each_step},
+                        {"byxf", "bfyx", {8, 128, 56, 56}, T::f16, T::f16, "tiled", "cpu", each_line},
+                        {"byxf", "bfyx", {8, 256, 56, 56}, T::bf16, T::bf16, "tiled", "cpu", each_line},
                         {"byxf", "bfyx", {1, 256, 16, 16}, T::f32, T::f32, "tiled", "cpu", nullptr},  // in cache: no stream
                         // The pixel's rest is a block's batches, half of them padding.
                         {"bs_fs_yx_bsv16_fsv16", "bfyx", {8, 64, 56, 56}, T::f32, T::f32, "tiled", "cpu", nullptr},
