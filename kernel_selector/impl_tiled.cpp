@@ -491,12 +491,18 @@ std::vector<std::string> transpose_loops(const ReorderParams& p, const Permutati
   // (3 channels in blocks of 16: most rows are padding and the 3 real ones stream; 1.12x). A digit of several
   // axes (axis -1: yxfb's y and x, 8 KiB apart) has no masks.
   // Nor where 8-bit rows go to 8-bit columns in unrolled steps (64 rows a step, since the tile keeps 64 far rows
-  // into 8-bit destinations): there the hints cost time. Without them over with (`perf/clreorder_ab --variant
+  // into 8-bit destinations) and the reorder does not stream (the steps unrolled for 4 KiB-aliased destination
+  // rows): there hints into the first-level cache cost time. Without them over with (`perf/clreorder_ab --variant
   // 'CR_PREFETCH(src=>(void)(src'`, PoCL on AMD Zen 5, caches evicted, interleaved; NOTES, "No hints in 64-row
   // steps of 8-bit copies"): the 40 plans this changes among 2167 pairs 0.945x in geometric mean (bfyx -> byxf i8
   // 8x64x112x112 0.80-0.88x, bfzyx -> bzyxf i8 0.81-0.86x; bfyx -> bs_fs_yx_bsv16_fsv4 4x64x128x128 0.94-1.24x, the
   // one that lost). From 2- and 4-byte sources the same steps gain (f16 -> i8 1.12-1.35x, f32 -> u8 1.10-1.14x),
-  // and so do 8-bit tiles stepping 16 rows (bfyx -> byxf i8 8x64x64x64 1.10-1.13x).
+  // and so do 8-bit tiles stepping 16 rows (bfyx -> byxf i8 8x64x64x64 1.10-1.13x). Streamed, the hints go to
+  // the second level (prefetch_stmt()) and then gain in these steps too: with them over without (a temporary
+  // switch, `perf/clreorder_ab --env`, 21 interleaved runs, PoCL on AMD EPYC Zen 4; NOTES, "Streamed 8-bit
+  // copies hinted again") the 38 plans it changes among 82 i8 and u8 pairs 0.84x and 0.87x the time cold in two
+  // runs (bfyx -> yxfb, byxf, bs_fs_yx_bsv16_fsv16, bsv32_fsv32 0.45-0.96x; yxfb -> bfyx, bfzyx -> bzyxf,
+  // bs_fs_yx_bsv16_fsv16 -> bfyx 0.95-1.12x), 1.03x warm (up to 1.21x: data a streamed size leaves in cache).
   // Rows from 256 bytes to 2 KiB apart get them too where the reorder streams (its data comes from memory, the
   // hints then go to the second-level cache: prefetch_stmt()) and the rows are split between B and the innermost
   // grid digit (`rows_split`), so the line a hint fetches is the next work-item's: a channels-last source's
@@ -519,7 +525,8 @@ std::vector<std::string> transpose_loops(const ReorderParams& p, const Permutati
   const PermDigit* a0 = a.digits.empty() ? nullptr : &a.digits.front();
   const bool narrow = a0 && a0->axis >= 0 && perm.axes[static_cast<size_t>(a0->axis)].masked() &&
                       perm.axes[static_cast<size_t>(a0->axis)].dim < a0->extent * a0->weight;
-  const bool byte_copy_steps = unroll > 1 && unit_bytes(p.src.data_type()) == 1 && elem_bytes == 1;
+  const bool byte_copy_steps =
+      unroll > 1 && unit_bytes(p.src.data_type()) == 1 && elem_bytes == 1 && !stream_pays(p.src, p.dst, p.device);
   const int64_t src_elem = static_cast<int64_t>(unit_bytes(p.src.data_type()));
   const bool near_rows = a0 && tuning_of(p.device) == Tuning::cpu && !is_nibble(p.src.data_type()) && rows_split &&
                          a0->src_stride * src_elem >= kNearPrefetchRowBytes && stream_pays(p.src, p.dst, p.device);

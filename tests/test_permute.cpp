@@ -800,8 +800,11 @@ TEST(Generated, TransposesPrefetchSourceRowsPagesApart) {
   const char* each_row = "    if (g_ok) CR_PREFETCH(src + so + ";
   const Pair pairs[] = {{"bfyx", "byxf", {8, 64, 112, 112}, T::f16, T::i8, "tiled", "cpu", each_line},
                         {"bfyx", "byxf", {8, 64, 64, 64}, T::i8, T::i8, "tiled", "cpu", each_line},
-                        {"bfyx", "byxf", {8, 64, 112, 112}, T::i8, T::i8, "tiled", "cpu", nullptr},
-                        {"bfzyx", "bzyxf", {1, 64, 32, 64, 64}, T::u8, T::u8, "tiled", "cpu", nullptr},
+                        // 8-bit copies in unrolled steps of 64 rows: hinted where they stream, not where the
+                        // steps are unrolled for 4 KiB-aliased destination rows of a tensor in cache.
+                        {"bfyx", "byxf", {8, 64, 112, 112}, T::i8, T::i8, "tiled", "cpu", each_line},
+                        {"bfzyx", "bzyxf", {1, 64, 32, 64, 64}, T::u8, T::u8, "tiled", "cpu", each_line},
+                        {"bfyx", "byxf", {1, 4096, 16, 16}, T::i8, T::i8, "tiled", "cpu", nullptr},
                         {"bfyx", "fs_b_yx_fsv32", {8, 64, 56, 56}, T::f16, T::f16, "tiled", "cpu", each_line},
                         {"bfyx", "byxf", {4, 64, 56, 56}, T::i64, T::i64, "tiled", "cpu", each_step},
                         {"bfyx", "b_fs_yx_fsv16", {1, 20, 32, 32}, T::f32, T::f16, "tiled", "cpu", each_step},
@@ -869,6 +872,12 @@ TEST(Generated, TransposesPrefetchSourceRowsPagesApart) {
     const Layout src(format_from_name("bfyx"), from, shape), dst(format_from_name("byxf"), T::i8, shape);
     const std::string code = plan_reorder(tuned_device("cpu", cache), src, dst, "tiled").source.code;
     EXPECT_NE(code.find("for (IDX_T ia = 0; ia < 64; ia += 64) {"), std::string::npos) << src.describe() << "\n" << code;
+    EXPECT_NE(code.find("const IDX_T ia3 = ia + 48;"), std::string::npos) << src.describe() << "\n" << code;
+  }
+  {  // The aliased 8-bit copy above (in cache, no hints) takes unrolled steps too.
+    const Dims shape = {1, 4096, 16, 16};
+    const Layout src(format_from_name("bfyx"), T::i8, shape), dst(format_from_name("byxf"), T::i8, shape);
+    const std::string code = plan_reorder(tuned_device("cpu", cache), src, dst, "tiled").source.code;
     EXPECT_NE(code.find("const IDX_T ia3 = ia + 48;"), std::string::npos) << src.describe() << "\n" << code;
   }
   // Row copies (row_loops()): a hint per row and line where a tile holds 8 rows or more pages apart (a pixel's
