@@ -244,7 +244,8 @@ constexpr int64_t kNearPrefetchRowBytes = 256;
 bool prefetches_rows(const ReorderParams& p, int64_t row_elems);
 
 /// The condition that `var`, a loop index stepping by `step` source elements along a row, starts a 64-byte line's
-/// worth of them (a hint per line, not per step), or "" where each step covers a line or more.
+/// worth of them (a hint per line, not per step), or "" where each step covers a line or more or the reorder
+/// streams (a hint every step).
 std::string once_per_line(const ReorderParams& p, const std::string& var, int64_t step);
 
 /// The hint for a row whose load reads from source element offset `off` (an expression), under `when` (joined

@@ -795,15 +795,15 @@ TEST(Generated, TransposesPrefetchSourceRowsPagesApart) {
     const char* prefetch;  // nullptr: none; else the form of its statement
   };
   using T = DataType;
-  const char* each_line = "if (pf && g_ok";
-  const char* each_step = "      if (g_ok";
+  const char* each_line = "if (pf && g_ok";  // tensors in cache: a hint per line
+  const char* each_step = "      if (g_ok";   // a step a line or more, or streamed: a hint every step
   const char* each_row = "    if (g_ok) CR_PREFETCH(src + so + ";
-  const Pair pairs[] = {{"bfyx", "byxf", {8, 64, 112, 112}, T::f16, T::i8, "tiled", "cpu", each_line},
+  const Pair pairs[] = {{"bfyx", "byxf", {8, 64, 112, 112}, T::f16, T::i8, "tiled", "cpu", each_step},
                         {"bfyx", "byxf", {8, 64, 64, 64}, T::i8, T::i8, "tiled", "cpu", each_line},
                         // 8-bit copies in unrolled steps of 64 rows: hinted where they stream, not where the
                         // steps are unrolled for 4 KiB-aliased destination rows of a tensor in cache.
-                        {"bfyx", "byxf", {8, 64, 112, 112}, T::i8, T::i8, "tiled", "cpu", each_line},
-                        {"bfzyx", "bzyxf", {1, 64, 32, 64, 64}, T::u8, T::u8, "tiled", "cpu", each_line},
+                        {"bfyx", "byxf", {8, 64, 112, 112}, T::i8, T::i8, "tiled", "cpu", each_step},
+                        {"bfzyx", "bzyxf", {1, 64, 32, 64, 64}, T::u8, T::u8, "tiled", "cpu", each_step},
                         {"bfyx", "byxf", {1, 4096, 16, 16}, T::i8, T::i8, "tiled", "cpu", nullptr},
                         {"bfyx", "fs_b_yx_fsv32", {8, 64, 56, 56}, T::f16, T::f16, "tiled", "cpu", each_line},
                         {"bfyx", "byxf", {4, 64, 56, 56}, T::i64, T::i64, "tiled", "cpu", each_step},
@@ -816,12 +816,12 @@ TEST(Generated, TransposesPrefetchSourceRowsPagesApart) {
                         {"bfyx", "byxf", {1, 16, 16, 16}, T::f32, T::f32, "tiled", "cpu", nullptr},  // rows 1 KiB apart
                         // Pixels 1 KiB and 256 bytes apart, split between B and the next work-items, streamed: from
                         // every whole-byte source type into any destination.
-                        {"byxf", "bfyx", {8, 256, 28, 28}, T::f32, T::f32, "tiled", "cpu", each_line},
-                        {"byxf", "bfyx", {8, 64, 56, 56}, T::i32, T::i32, "tiled", "cpu", each_line},
+                        {"byxf", "bfyx", {8, 256, 28, 28}, T::f32, T::f32, "tiled", "cpu", each_step},
+                        {"byxf", "bfyx", {8, 64, 56, 56}, T::i32, T::i32, "tiled", "cpu", each_step},
                         {"byxf", "bfyx", {8, 256, 28, 28}, T::f32, T::f16, "tiled", "cpu", each_step},
                         {"byxf", "bfyx", {8, 128, 56, 56}, T::f32, T::i8, "tiled", "cpu", each_step},
-                        {"byxf", "bfyx", {8, 128, 56, 56}, T::f16, T::f16, "tiled", "cpu", each_line},
-                        {"byxf", "bfyx", {8, 256, 56, 56}, T::bf16, T::bf16, "tiled", "cpu", each_line},
+                        {"byxf", "bfyx", {8, 128, 56, 56}, T::f16, T::f16, "tiled", "cpu", each_step},
+                        {"byxf", "bfyx", {8, 256, 56, 56}, T::bf16, T::bf16, "tiled", "cpu", each_step},
                         {"byxf", "bfyx", {1, 256, 16, 16}, T::f32, T::f32, "tiled", "cpu", nullptr},  // in cache: no stream
                         // The pixel's rest is a block's batches, half of them padding.
                         {"bs_fs_yx_bsv16_fsv16", "bfyx", {8, 64, 56, 56}, T::f32, T::f32, "tiled", "cpu", nullptr},
@@ -856,6 +856,9 @@ TEST(Generated, TransposesPrefetchSourceRowsPagesApart) {
     for (auto m = std::sregex_iterator(code.begin(), code.end(), locality); m != std::sregex_iterator(); ++m, ++localities)
       EXPECT_EQ((*m)[1].str(), std::string(1, want)) << label << ": a hint's locality";
     EXPECT_GT(localities, 0u) << label << "\n" << code;
+    if (want == '2') {
+      EXPECT_EQ(code.find("const bool pf"), std::string::npos) << label << ": streamed, a hint every step\n" << code;
+    }
     if (std::string(c.impl) != "tiled") continue;
     // One per row of a step, each beside that row's load and under its conditions.
     static const std::regex row(R"(if \((?:pf && )?(g_ok[^\n]*?)\) CR_PREFETCH\(src \+ [^\n]*\\\n +const \w+ r\w* = \(([^\n]*?)\) \? )");
